@@ -1,0 +1,13 @@
+"""Keine Ahnung / No Idea (Steffen & Florian Benndorf), 2-5 players: rules, deck and encodings.
+
+Read ``RULES.md`` in this folder for the rules as implemented and every choice made where the
+rulebook is silent; ``core.py`` is the batched engine, ``reference.py`` the readable scalar one.
+"""
+
+from .actions import NUM_ACTIONS, Action, Phase
+from .config import Rules
+from .core import KeineAhnungCore
+from .deck import DeckSpec, default_deck
+from .reference import ReferenceGame
+
+__all__ = ["Action", "DeckSpec", "KeineAhnungCore", "NUM_ACTIONS", "Phase", "ReferenceGame", "Rules", "default_deck"]
