@@ -193,10 +193,10 @@ class KeineAhnungCore:
 
     # --------------------------------------------------------------- step
 
-    def check_actions(self, actions) -> np.ndarray:
+    def check_actions(self, actions, active: np.ndarray | None = None) -> np.ndarray:
         """Validates one action per game; returns them as intp. Raises ValueError, changing nothing.
 
-        Games that are over ignore their entry (any integer is accepted there).
+        Games that are over (or not ``active``) ignore their entry (any integer is accepted there).
         """
         arr = np.asarray(actions)
         if arr.shape != (self.num_envs,):
@@ -207,6 +207,8 @@ class KeineAhnungCore:
         live = self.phase != Phase.OVER
         if not live.any():
             raise ValueError("every game is over; call reset() (or use autoreset) before stepping again")
+        if active is not None:
+            live = live & active
         out_of_range = live & ((arr < 0) | (arr >= NUM_ACTIONS))
         if out_of_range.any():
             b = int(np.flatnonzero(out_of_range)[0])
@@ -224,16 +226,23 @@ class KeineAhnungCore:
             )
         return arr
 
-    def step(self, actions) -> None:
+    def step(self, actions, active: np.ndarray | None = None) -> None:
         """Applies one action per game and resolves the games up to their next decision.
 
-        Games already over are left untouched. Raises ValueError (and changes nothing) when an
-        action has the wrong shape or type, is out of range or illegal.
+        Games already over, and games where ``active`` ([B] bool, default all) is False, are left
+        untouched (their rewards read 0). Raises ValueError (and changes nothing) when an action
+        has the wrong shape or type, is out of range or illegal.
         """
-        actions = self.check_actions(actions)
+        if active is not None:
+            active = np.asarray(active, bool)
+            if active.shape != (self.num_envs,):
+                raise ValueError(f"active must have shape ({self.num_envs},); got {active.shape}")
+        actions = self.check_actions(actions, active)
         self.rewards[:] = 0.0
         phase = self.phase
         live = phase != Phase.OVER
+        if active is not None:
+            live &= active
         self._ctl[:] = _DECIDE
         main = live & (phase == Phase.MAIN)
         placing = live & (actions >= ACTION_PLACE_BASE) & (actions < ACTION_KEEP)
