@@ -1,0 +1,163 @@
+"""Agents for the project's games, and a registry by name.
+
+    import agents
+    agent = agents.make("greedy", game="keine_ahnung_v0", seed=0)
+    agent = agents.make("risk_caller:0.6")              # a spec: name, then ':'-separated arguments
+    agent = agents.make("risk_caller", threshold=0.6)   # the same with keywords
+    agents.available("keine_ahnung_v0")                 # ['always_call', 'counter', ...]
+
+Every agent has one batched method ``act(observation [B, O], action_mask [B, A]) -> int64 [B]``, a
+``name``, and a seedable generator (``seed=`` here, ``reseed(seed)`` later). Keine Ahnung agents
+infer the player count from the observation width on every call, so ``make`` takes no player count
+and one agent object plays any table size (a non-default deck is passed as ``deck=``).
+
+Spec strings: ``name`` or ``name:arg1:arg2`` (positional, in the order of the entry's
+``positional`` parameters) or ``name:key=value``. Numbers are parsed as int or float where they
+look like one. ``ppo:path/to/checkpoint`` resolves lazily to ``agents.ppo`` (the training issue's
+agent); until that module exists it raises a clear error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from typing import Any, Callable
+
+from .base import Agent, RandomAgent, sample_masked
+
+__all__ = ["Agent", "RandomAgent", "sample_masked", "make", "available", "parse_spec", "register", "GAMES"]
+
+GAMES = ("keine_ahnung_v0",)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Entry:
+    """A registered agent: how to build it and what its spec arguments are called."""
+
+    factory: Callable[..., Any] | str  # a callable, or "module:attr|other_attr" resolved on first use
+    positional: tuple[str, ...] = ()
+    description: str = ""
+
+    def resolve(self) -> Callable[..., Any]:
+        if callable(self.factory):
+            return self.factory
+        module, attribute = self.factory.split(":")
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name == module or (exc.name and module.startswith(exc.name)):
+                raise ValueError(
+                    f"agent factory {self.factory!r} is not available yet: module {module!r} does not exist "
+                    f"(the PPO agent arrives with the training issue)") from exc
+            raise
+        for candidate in attribute.split("|"):
+            if hasattr(mod, candidate):
+                return getattr(mod, candidate)
+        raise ValueError(f"module {module!r} defines none of {attribute.split('|')}; one is needed to build the agent")
+
+
+_REGISTRY: dict[str, dict[str, _Entry]] = {game: {} for game in GAMES}
+
+
+def register(name: str, factory: Callable[..., Any] | str, game: str = "keine_ahnung_v0",
+             positional: tuple[str, ...] = (), description: str = "") -> None:
+    """Adds an agent constructor under ``name`` for ``game``. ``factory`` is called as
+    ``factory(seed=seed, **kwargs)``; a ``"module:attribute"`` string is imported on first use."""
+    _REGISTRY.setdefault(game, {})[name] = _Entry(factory, tuple(positional), description)
+
+
+def _check_game(game: str) -> dict[str, _Entry]:
+    if game not in _REGISTRY:
+        raise ValueError(f"unknown game {game!r}; allowed: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[game]
+
+
+def available(game: str = "keine_ahnung_v0") -> list[str]:
+    """The registered agent names of ``game``, sorted."""
+    return sorted(_check_game(game))
+
+
+def _literal(text: str) -> Any:
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_spec(spec: str, game: str = "keine_ahnung_v0") -> tuple[str, dict[str, Any]]:
+    """Splits ``"name:arg:key=value"`` into ``(name, kwargs)`` using the entry's positional names.
+
+    Raises ValueError for an unknown name (listing the available ones) or too many positional
+    arguments."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"agent spec {spec!r}; expected a non-empty string such as 'greedy' or 'risk_caller:0.6'")
+    registry = _check_game(game)
+    name, *args = spec.strip().split(":")
+    if name == "ppo" and args:
+        # A checkpoint path may itself contain ':' (e.g. a Windows drive); keep it whole.
+        rest = spec.strip()[len("ppo:"):]
+        args = [rest] if "=" not in rest.split(":")[0] else args
+    if name not in registry:
+        raise ValueError(f"unknown agent {name!r} for {game}; available: {', '.join(available(game))}")
+    entry = registry[name]
+    kwargs: dict[str, Any] = {}
+    positional = [a for a in args if "=" not in a]
+    if len(positional) > len(entry.positional):
+        allowed = ", ".join(entry.positional) if entry.positional else "none"
+        raise ValueError(f"agent spec {spec!r} has {len(positional)} positional argument(s); "
+                         f"{name!r} takes: {allowed}")
+    for key, value in zip(entry.positional, positional):
+        kwargs[key] = value if name == "ppo" else _literal(value)
+    for arg in args:
+        if "=" in arg:
+            key, value = arg.split("=", 1)
+            kwargs[key.strip()] = _literal(value.strip())
+    return name, kwargs
+
+
+def make(name: str, game: str = "keine_ahnung_v0", seed: int | None = None, **kwargs: Any):
+    """Builds the agent registered as ``name`` (or a spec such as ``"risk_caller:0.6"``) for ``game``.
+
+    Keyword arguments go to the agent's constructor (they override spec arguments). Raises ValueError
+    for an unknown game or agent name (listing what is available) and for bad arguments.
+    """
+    spec_name, spec_kwargs = parse_spec(name, game)
+    spec_kwargs.update(kwargs)
+    entry = _REGISTRY[game][spec_name]
+    factory = entry.resolve()
+    try:
+        agent = factory(seed=seed, **spec_kwargs)
+    except TypeError as exc:
+        raise ValueError(f"agent {spec_name!r} rejected its arguments {spec_kwargs}: {exc}") from exc
+    if ":" in name and getattr(agent, "name", None) == spec_name:
+        agent.name = name.strip()
+    return agent
+
+
+def _random(seed=None, **kwargs):
+    if kwargs:
+        raise TypeError(f"unexpected arguments {sorted(kwargs)}")
+    return RandomAgent(seed)
+
+
+def _lazy(attribute: str) -> Callable[..., Any]:
+    def factory(seed=None, **kwargs):
+        from . import keine_ahnung
+
+        return getattr(keine_ahnung, attribute)(seed=seed, **kwargs)
+
+    return factory
+
+
+register("random", _random, description="uniform over legal actions")
+register("never_call", _lazy("NeverCallAgent"), description="reveals unknown cards, never calls")
+register("always_call", _lazy("AlwaysCallAgent"), description="reveals unknown cards, calls whenever allowed")
+register("greedy", _lazy("GreedyAgent"), description="plays known fitting cards, calls only when sure")
+register("risk_caller", _lazy("RiskCallerAgent"), positional=("threshold",),
+         description="greedy, calls when the success probability >= threshold")
+register("counter", _lazy("CounterAgent"), description="the strongest heuristic (card counting, tuned calls)")
+# The training issue adds agents/ppo.py with make_agent(seed=None, path=..., **kwargs) (or a class
+# PPOAgent taking the same arguments); it is imported only when a PPO agent is asked for.
+register("ppo", "agents.ppo:make_agent|PPOAgent", positional=("path",), description="a trained PPO checkpoint")

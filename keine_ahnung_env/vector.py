@@ -62,6 +62,7 @@ class VectorEnv:
             raise ValueError(f"autoreset={autoreset!r}; allowed: True or False")
         self.core = make_core(num_envs, seed)
         self.autoreset = autoreset
+        self._first_seed = seed  # the first reset() deals the games this seed names
         self.num_envs = self.core.num_envs
         self.num_players = self.core.num_players
         self._version = 0
@@ -72,6 +73,8 @@ class VectorEnv:
 
     def reset(self, seed: int | None = None) -> StepResult:
         """Deals new games in every slot; with a seed, game i is re-seeded from ``(seed, i)``."""
+        seed = self._first_seed if seed is None else seed
+        self._first_seed = None
         if seed is not None:
             self.core.seed(seed)
         self.core.reset_games(np.arange(self.num_envs))

@@ -191,6 +191,83 @@ class KeineAhnungCore:
         self._advance()
         self._update_mask(g)
 
+    def load(self, b: int, *, layouts, piles=(), draw=(), set_aside=(), prizes=None, trophies=None,
+             won_trophies=(), current: int = 0, known=(), start_turn: bool = True) -> None:
+        """Puts game ``b`` in an exact position (scripted deals, tests, research). Card ids throughout.
+
+        Args:
+          layouts: per seat, six card ids or -1 (empty slot).
+          piles: discard piles, oldest first, each listed bottom to top.
+          draw: the top of the draw pile, top first; every card not placed anywhere else follows
+            in ascending id order, so all cards stay accounted for.
+          set_aside: cards set aside (face up) for the next reshuffle.
+          prizes: per seat, consolation-prize cards already won.
+          trophies: trophy values in pile order, top first (default: the deck's list).
+          won_trophies: seats that already won the first trophies of that pile, in order.
+          current: the seat whose turn it is.
+          known: face-down layout cards that were revealed before.
+          start_turn: resolve the turn's draw-pile card now (True) or leave ``current`` at its
+            main decision with no card drawn yet (False).
+        """
+        t, P = self.tables, self.num_players
+        N = t.num_cards
+        layouts = np.asarray(layouts, np.int64).reshape(P, SLOTS)
+        prizes = prizes if prizes is not None else [[] for _ in range(P)]
+        placed = [c for c in layouts.reshape(-1) if c >= 0] + [c for pile in piles for c in pile] + list(draw) \
+            + list(set_aside) + [c for row in prizes for c in row]
+        if len(set(placed)) != len(placed) or any(not 0 <= c < N for c in placed):
+            raise ValueError("load: every card id must be in range and appear at most once")
+        if any(t.is_prize[c] for pile in piles for c in pile):
+            raise ValueError("load: consolation prizes cannot lie on discard piles")
+        rest = sorted(set(range(N)) - set(placed))
+        order = list(draw) + rest
+        self.draw_cards[b] = 0
+        self.draw_cards[b, : len(order)] = order
+        self.draw_pos[b], self.draw_len[b] = 0, len(order)
+        self.card_loc[b], self.card_where[b], self.card_known[b] = LOC_DRAW, 0, False
+        self.layout[b] = layouts
+        for seat in range(P):
+            for card in layouts[seat]:
+                if card >= 0:
+                    self.card_loc[b, card], self.card_where[b, card] = LOC_LAYOUT, seat
+        self._ensure_pile_capacity(len(piles))
+        self.pile_top[b], self.pile_face[b], self.top_count[b] = -1, NO_FACE, 0
+        for k, pile in enumerate(piles):
+            for card in pile:
+                self.card_loc[b, card], self.card_where[b, card], self.card_known[b, card] = LOC_PILE, k, True
+            self.pile_top[b, k] = pile[-1]
+            self.pile_face[b, k] = t.face[pile[-1]]
+            self.top_count[b, t.face[pile[-1]]] += 1
+        self.pile_count[b] = len(piles)
+        for card in set_aside:
+            self.card_loc[b, card], self.card_known[b, card] = LOC_ASIDE, True
+        self.prize_count[b], self.prize_points[b] = 0, 0
+        for seat, row in enumerate(prizes):
+            for card in row:
+                self.card_loc[b, card], self.card_where[b, card], self.card_known[b, card] = LOC_PRIZE, seat, True
+                self.prize_count[b, seat] += 1
+                self.prize_points[b, seat] += t.prize_value[card]
+        for card in known:
+            self.card_known[b, card] = True
+        self.trophy_order[b] = t.trophies if trophies is None else trophies
+        self.trophy_owner[b] = -1
+        self.trophy_count[b], self.trophy_points[b] = 0, 0
+        for pos, seat in enumerate(won_trophies):
+            self.trophy_owner[b, pos] = seat
+            self.trophy_count[b, seat] += 1
+            self.trophy_points[b, seat] += self.trophy_order[b, pos]
+        self.trophy_pos[b] = len(won_trophies)
+        self.current[b], self.phase[b] = current, Phase.MAIN
+        self.pending[b], self.pending_slot[b], self.clear_pending[b] = -1, -1, False
+        self.turn[b] = 0
+        self.terminated[b] = self.truncated[b] = False
+        self.rewards[b] = 0
+        self._ctl[:] = _DECIDE
+        if start_turn:
+            self._ctl[b] = _DRAW
+            self._advance()
+        self._update_mask(np.array([b]))
+
     # --------------------------------------------------------------- step
 
     def check_actions(self, actions, active: np.ndarray | None = None) -> np.ndarray:

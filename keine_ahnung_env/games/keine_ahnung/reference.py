@@ -294,7 +294,9 @@ class ReferenceGame:
         """The observation vector of ``seat`` (sections documented in ``observation.py``)."""
         t, P = self.tables, self.rules.num_players
         layout = ObservationLayout.make(P, t.num_types)
-        features = card_feature_table(t)
+        if not hasattr(self, "_features"):
+            self._features = card_feature_table(t)
+        features = self._features
         sec = {name: np.zeros(n, np.float32) for name, n in layout.sections}
         sec["phase"][int(self.phase)] = 1
         if self.phase != Phase.OVER:

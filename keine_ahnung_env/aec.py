@@ -1,0 +1,172 @@
+"""A generic PettingZoo AEC environment over one game (B=1) of any batched core.
+
+Game modules subclass :class:`CoreAECEnv` (setting ``metadata["name"]``) and pass a
+:class:`~keine_ahnung_env.game_spec.GameSpec`; ``wrap_aec`` adds PettingZoo's standard wrappers. The
+core decides who acts, what is legal, every reward and when the game ends; this class only
+translates seats to agent names and arrays to PettingZoo dictionaries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .game_spec import RENDER_MODES, GameSpec, check_bool, check_render_mode
+
+ILLEGAL_REWARD = -1
+"""Reward of an agent whose illegal move ends the game under ``wrap_aec`` (PettingZoo's default)."""
+
+
+def wrap_aec(env: AECEnv, illegal_reward: float = ILLEGAL_REWARD) -> AECEnv:
+    """PettingZoo's classic wrapping: illegal moves terminate the game with ``illegal_reward`` for
+    the mover, out-of-range actions fail an assertion, and call order is enforced."""
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=illegal_reward)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
+
+
+class CoreAECEnv(AECEnv):
+    """One game of a batched core as a PettingZoo AEC environment; seat p is agent ``player_p``.
+
+    Observations are ``{"observation": float32 [O], "action_mask": int8 [A]}``; the mask is all zeros
+    for an agent that is not to act (and for everybody once the game is over). Rewards come from the
+    core at the end of the game and are accumulated the PettingZoo way; the final ``infos[agent]``
+    hold ``scores`` (every seat's, in seat order), ``winner`` (False for all in a truncated game)
+    and ``seat``. An illegal action raises ``ValueError`` naming the legal ones (the
+    wrapped ``env()`` instead ends the game with a penalty).
+
+    Args:
+      spec: the game variant.
+      render_mode: None, "ansi" (``render()`` returns the table as text) or "human" (prints it
+        after every step and on ``render()``).
+      render_reveal_all: show face-down cards, the draw pile and trophy values when rendering
+        (for debugging; an agent's observation never shows them).
+      normalize_obs: scale observations into [0, 1] (``observation / high``); default False keeps
+        the core's raw counts, bounded by ``Box(0, high)``.
+    """
+
+    metadata = {"render_modes": list(RENDER_MODES), "name": "core_aec", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, spec: GameSpec, render_mode: str | None = None, render_reveal_all: bool = False,
+                 normalize_obs: bool = False):
+        super().__init__()
+        self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_reveal_all = check_bool("render_reveal_all", render_reveal_all)
+        self.normalize_obs = check_bool("normalize_obs", normalize_obs)
+        self.game = spec
+        # Unseeded until reset(seed=...): a plain reset() deals a fresh random game.
+        self.core = spec.make_core(1, None)
+        self.possible_agents = spec.agent_names
+        self.agents = self.possible_agents[:]
+        self._scale = spec.observation_scale if normalize_obs else None
+        high = np.ones(spec.observation_size, np.float32) if normalize_obs else spec.observation_high.astype(np.float32)
+        # Built once: PettingZoo requires the very same space object on every call.
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(low=np.zeros_like(high), high=high, dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(spec.num_actions,), dtype=np.int8),
+            }) for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(spec.num_actions) for a in self.possible_agents}
+        self._start()
+
+    # ------------------------------------------------------------ PettingZoo API
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The (cached) observation space of ``agent``."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The (cached) action space of ``agent``: ``Discrete(A)``."""
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deals a new game; with a seed the deal (and every later reshuffle) is reproducible."""
+        if seed is not None:
+            self.core.seed(seed)
+        self.core.reset_games(np.zeros(1, np.intp))
+        self._start()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s view of the table and its legal actions (zeros unless it is to act)."""
+        seat = self.possible_agents.index(agent)
+        obs = self.core.observe(seat)[0]
+        if self._scale is not None:
+            obs = obs * self._scale
+        mask = np.zeros(self.game.num_actions, np.int8)
+        if self._to_act() == seat:
+            mask[:] = self.core.legal_mask[0]
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action) -> None:
+        """Plays ``action`` for ``agent_selection`` (None for an agent that is already done)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        core = self.core
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"action={action!r} for {agent}: an integer action id is expected; "
+                             f"legal: {self.game.legal_names(core.legal_mask[0])}")
+        action = int(action)
+        if not (0 <= action < self.game.num_actions) or not core.legal_mask[0, action]:
+            name = self.game.action_name(action) if 0 <= action < self.game.num_actions else "out of range"
+            raise ValueError(f"illegal action {action} ({name}) for {agent}; "
+                             f"legal: {self.game.legal_names(core.legal_mask[0])}")
+        # The mover collects its reward through last() before acting; the standard AEC pattern
+        # clears it so that _cumulative_rewards holds what happened since.
+        self._cumulative_rewards[agent] = 0
+        core.step(np.array([action], np.int64))
+        self.rewards = {a: float(core.rewards[0, p]) for p, a in enumerate(self.possible_agents)}
+        if core.terminated[0] or core.truncated[0]:
+            terminated, truncated = bool(core.terminated[0]), bool(core.truncated[0])
+            self.terminations = dict.fromkeys(self.agents, terminated)
+            self.truncations = dict.fromkeys(self.agents, truncated)
+            winners = self.game.winners(core)[0] if terminated else np.zeros(self.game.num_players, bool)
+            scores = [int(s) for s in core.scores[0]]
+            for p, a in enumerate(self.possible_agents):
+                self.infos[a] = {"scores": list(scores), "winner": bool(winners[p]), "seat": p}
+            self._accumulate_rewards()
+            self._deads_step_first()
+        else:
+            self.agent_selection = self.possible_agents[int(core.current[0])]
+            self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        """The table as text ("ansi"), printed ("human"); face-down cards show as ``??`` unless
+        the env was made with ``render_reveal_all=True``."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = self.game.render(self.core, 0, self.render_reveal_all)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        """Nothing to release (text rendering only)."""
+
+    # ------------------------------------------------------------ helpers
+
+    def _to_act(self) -> int:
+        """The seat to act, or -1 when the game is over."""
+        core = self.core
+        return -1 if (core.terminated[0] or core.truncated[0]) else int(core.current[0])
+
+    def _start(self) -> None:
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[int(self.core.current[0])]
+        self._skip_agent_selection = None

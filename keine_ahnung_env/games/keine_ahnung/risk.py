@@ -1,0 +1,466 @@
+"""The "Nothing fits anymore!" risk model: how likely a call made now succeeds, from one seat's view.
+
+A call reveals the caller's face-down cards in slot order and fails on the first one that fits a
+discard-pile top (same colour or number) or is a consolation prize; it succeeds (a trophy) when
+every card is a non-fitting number card. Seen from a seat (its observation vector, nothing else):
+
+* a face-down card the seat knows (layout state "known") is certain: it either fits now or not;
+* the unknown face-down cards are a uniformly random draw, without replacement, from the pool of
+  cards whose place the seat does not know (the ``unknown_cards`` section: with ``memory="perfect"``
+  the draw pile plus every never-revealed face-down card; with ``memory="none"`` every card not face
+  up on the table, so the same formula applies to a larger pool).
+
+With ``n`` pool cards of which ``g`` are "good" (non-fitting number cards) and ``u`` unknown cards in
+the layout, the chance that all ``u`` are good is the hypergeometric ``C(g, u) / C(n, u)``; the call
+succeeds with that probability when every known card is non-fitting, and never otherwise. The order
+of the reveal does not change the probability of success (it only decides which card ends a failed
+call), so no sampling is needed.
+
+Meaning outside a legal call: the value is computed for the table as it is *now* whatever the phase
+or the seat to act (it answers "if this seat called against these tops"). It is the probability of a
+legal call only in phase MAIN for the acting seat (``call_is_legal``). For a finished game
+(phase OVER) it is NaN. An observation whose pool holds fewer cards than the seat has unknown
+face-down cards (impossible in a real game) also gives NaN.
+
+Besides the exact model the module holds the shared decoding of observations used by the heuristic
+agents (:func:`decode`) and :func:`monte_carlo_call_success`, which checks the model against the real
+engine by re-dealing the hidden cards of a game state and resolving an actual CALL.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+from .actions import ACTION_CALL, Phase
+from .config import CALL_MAX_CARDS, SLOTS, Rules
+from .deck import NO_FACE, NUM_COLOURS, NUM_FACES, NUM_NUMBERS, CardTables
+from .observation import CARD_FEATURES, SLOT_FEATURES, ObservationLayout
+
+__all__ = [
+    "SLOT_EMPTY", "SLOT_UNKNOWN", "SLOT_KNOWN", "TableView", "decode", "layout_for", "call_is_legal",
+    "call_success_probability", "batch_call_success_probability", "exact_call_success_probability",
+    "unknown_fit_probability", "expected_trophy_value", "expected_call_value", "monte_carlo_call_success",
+    "binomial_interval_contains", "wilson_interval", "collect_call_states", "face_fit_counts",
+]
+
+SLOT_EMPTY, SLOT_UNKNOWN, SLOT_KNOWN = 0, 1, 2
+"""Layout slot states as decoded from the observation (its first three slot features)."""
+
+_FUNCTIONS_AT = NUM_COLOURS + NUM_NUMBERS
+
+
+def _default_tables(tables: CardTables | None) -> CardTables:
+    return Rules.make(2).tables() if tables is None else tables
+
+
+def layout_for(width: int, tables: CardTables | None = None) -> ObservationLayout:
+    """The :class:`ObservationLayout` whose vectors are ``width`` long, for the deck of ``tables``.
+
+    The width fixes the player count (it grows by 112 per player), so agents and the risk model need
+    no ``num_players`` argument. Raises ValueError for a width no player count 2-5 produces.
+    """
+    t = _default_tables(tables)
+    for P in range(2, 6):
+        layout = ObservationLayout.make(P, t.num_types)
+        if layout.size == width:
+            return layout
+    sizes = {P: ObservationLayout.make(P, t.num_types).size for P in range(2, 6)}
+    raise ValueError(
+        f"observation width {width} matches no player count for this deck ({t.num_types} card types); "
+        f"allowed widths: {sizes} (players: width)")
+
+
+@dataclasses.dataclass
+class TableView:
+    """An observation batch decoded into arrays (B rows, P relative seats; seat 0 is the observer).
+
+    Attributes:
+      layout: the observation layout used.
+      phase [B] int: :class:`Phase` code.
+      acting [B] int: relative seat to act, -1 when the game is over.
+      tops [B, 36] int: discard piles whose top shows each face.
+      slot_state [B, P, 6] int: SLOT_EMPTY / SLOT_UNKNOWN / SLOT_KNOWN.
+      slot_face [B, P, 6] int: face (colour*6 + number-1) of known cards, 36 otherwise.
+      slot_function [B, P, 6] int: extra function code (0 none, 1 reveal, 2 remove, 3 refill) of
+        known cards, 0 otherwise.
+      pending_face [B] int: face of the card awaiting a pile choice, 36 when none.
+      pending_function [B] int: its extra function code.
+      pending_slot [B] int: its layout slot (own revealed card) or -1 (drawn card / none).
+      table_counts [B, 4] int: draw pile, set aside, trophies left, discard piles.
+      players [B, P, 3] int: trophies won, prize points, prizes won per relative seat.
+      own_trophy_points [B] int.
+      pool [B, T] int: copies of each card type whose place the observer does not know.
+    """
+
+    layout: ObservationLayout
+    phase: np.ndarray
+    acting: np.ndarray
+    tops: np.ndarray
+    slot_state: np.ndarray
+    slot_face: np.ndarray
+    slot_function: np.ndarray
+    pending_face: np.ndarray
+    pending_function: np.ndarray
+    pending_slot: np.ndarray
+    table_counts: np.ndarray
+    players: np.ndarray
+    own_trophy_points: np.ndarray
+    pool: np.ndarray
+
+    @property
+    def num_players(self) -> int:
+        return self.layout.num_players
+
+
+def _card_faces(features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Face and function code of encoded cards (all-zero encodings give face 36, function 0)."""
+    colour = features[..., :NUM_COLOURS].argmax(-1)
+    number = features[..., NUM_COLOURS:_FUNCTIONS_AT].argmax(-1)
+    present = features[..., :NUM_COLOURS].any(-1)
+    face = np.where(present, colour * NUM_NUMBERS + number, NO_FACE)
+    fn = features[..., _FUNCTIONS_AT:CARD_FEATURES]
+    function = np.where(fn.any(-1), fn.argmax(-1) + 1, 0)
+    return face.astype(np.intp), function.astype(np.intp)
+
+
+def decode(observation: np.ndarray, tables: CardTables | None = None) -> TableView:
+    """Decodes observations ``[B, O]`` (or one ``[O]``, giving B = 1) through ObservationLayout.
+
+    ``tables`` is the deck's :class:`CardTables` (default deck when None); the player count comes from
+    the width. Raises ValueError for an array that is not 1-D or 2-D or has a width no layout has.
+    """
+    obs = np.asarray(observation)
+    if obs.ndim == 1:
+        obs = obs[None]
+    if obs.ndim != 2:
+        raise ValueError(f"observation must be [O] or [B, O]; got shape {np.shape(observation)}")
+    layout = layout_for(obs.shape[1], tables)
+    sec = layout.split(obs)
+    B, P = obs.shape[0], layout.num_players
+    phase = sec["phase"].argmax(-1).astype(np.intp)
+    acting = np.where(sec["acting_seat"].any(-1), sec["acting_seat"].argmax(-1), -1).astype(np.intp)
+    slots = sec["layouts"].reshape(B, P, SLOTS, SLOT_FEATURES)
+    state = slots[..., :3].argmax(-1).astype(np.intp)
+    face, function = _card_faces(slots[..., 3:])
+    known = state == SLOT_KNOWN
+    pending_face, pending_function = _card_faces(sec["pending_card"])
+    pending_slot = np.where(sec["pending_slot"].any(-1), sec["pending_slot"].argmax(-1), -1).astype(np.intp)
+    return TableView(
+        layout=layout,
+        phase=phase,
+        acting=acting,
+        tops=np.rint(sec["pile_tops"]).astype(np.int64),
+        slot_state=state,
+        slot_face=np.where(known, face, NO_FACE),
+        slot_function=np.where(known, function, 0),
+        pending_face=pending_face,
+        pending_function=pending_function,
+        pending_slot=pending_slot,
+        table_counts=np.rint(sec["table_counts"]).astype(np.int64),
+        players=np.rint(sec["players"]).reshape(B, P, 3).astype(np.int64),
+        own_trophy_points=np.rint(sec["own_trophy_points"][:, 0]).astype(np.int64),
+        pool=np.rint(sec["unknown_cards"]).astype(np.int64),
+    )
+
+
+def face_fit_counts(tops: np.ndarray, tables: CardTables) -> np.ndarray:
+    """[B, 37] int: how many pile tops a card of each face fits (the last column, prizes, is 0)."""
+    return np.asarray(tops, np.int64) @ tables.compat[:, :NUM_FACES].T.astype(np.int64)
+
+
+def _fit_counts(faces: np.ndarray, tops: np.ndarray, tables: CardTables) -> np.ndarray:
+    """How many pile tops each face fits: faces [B, ...] against tops [B, 36] (0 for face 36)."""
+    B = tops.shape[0]
+    counts = face_fit_counts(tops, tables)
+    return np.take_along_axis(counts, faces.reshape(B, -1), axis=1).reshape(faces.shape)
+
+
+def _bad_pool_counts(view: TableView, tables: CardTables) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: pool size n and the number g of pool cards that would not end a call (non-fitting
+    number cards)."""
+    fits = face_fit_counts(view.tops, tables)[:, tables.type_face] > 0
+    good = ~fits & ~tables.type_is_prize[None, :]
+    return view.pool.sum(-1), (view.pool * good).sum(-1)
+
+
+def _hypergeometric_all_good(g: np.ndarray, n: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """C(g, u) / C(n, u) as float64, i.e. prod_{i<u} (g-i)/(n-i); NaN where n < u."""
+    g, n, u = (np.asarray(x, np.float64) for x in (g, n, u))
+    out = np.ones(np.broadcast(g, n, u).shape, np.float64)
+    for i in range(SLOTS):
+        use = u > i
+        with np.errstate(divide="ignore", invalid="ignore"):
+            factor = np.where(use, np.maximum(g - i, 0.0) / (n - i), 1.0)
+        out = out * np.where(use & (n - i > 0), factor, np.where(use, np.nan, 1.0))
+    return out
+
+
+def batch_call_success_probability(observation: np.ndarray, tables: CardTables | None = None,
+                                   seat: int = 0, view: TableView | None = None) -> np.ndarray:
+    """[B] float64: the exact chance that a call by relative ``seat`` (0 = the observer) succeeds now.
+
+    ``observation`` is ``[B, O]`` (one ``[O]`` gives ``[1]``); pass an already decoded ``view`` to
+    skip decoding. Opponents (seat > 0) are judged from the observer's knowledge: their known cards
+    are public, their unknown ones come from the same pool. See the module docstring for the model
+    and for what the value means outside phase MAIN (NaN when the game is over).
+    """
+    t = _default_tables(tables)
+    v = decode(observation, t) if view is None else view
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < v.num_players:
+        raise ValueError(f"seat={seat!r}; allowed: a relative seat 0..{v.num_players - 1}")
+    state = v.slot_state[:, seat]
+    known_fit = ((_fit_counts(v.slot_face[:, seat], v.tops, t) > 0) & (state == SLOT_KNOWN)).any(-1)
+    u = (state == SLOT_UNKNOWN).sum(-1)
+    n, g = _bad_pool_counts(v, t)
+    p = np.where(known_fit, 0.0, _hypergeometric_all_good(g, n, u))
+    return np.where(v.phase == Phase.OVER, np.nan, p)
+
+
+def call_success_probability(observation: np.ndarray, tables: CardTables | None = None, seat: int = 0):
+    """The exact chance that a call made now succeeds, from the observer's knowledge.
+
+    One observation ``[O]`` gives a Python float; a batch ``[B, O]`` gives ``[B]`` float64 (the same
+    as :func:`batch_call_success_probability`). See the module docstring for the model.
+    """
+    p = batch_call_success_probability(observation, tables, seat)
+    return float(p[0]) if np.ndim(observation) == 1 else p
+
+
+def exact_call_success_probability(observation: np.ndarray, tables: CardTables | None = None,
+                                   seat: int = 0) -> Fraction | None:
+    """The same probability for one observation ``[O]`` as an exact :class:`fractions.Fraction`
+    (None when the game is over or the observation is inconsistent)."""
+    t = _default_tables(tables)
+    obs = np.asarray(observation)
+    if obs.ndim != 1:
+        raise ValueError(f"exact_call_success_probability takes one observation [O]; got shape {obs.shape}")
+    v = decode(obs, t)
+    if v.phase[0] == Phase.OVER:
+        return None
+    state = v.slot_state[0, seat]
+    if ((_fit_counts(v.slot_face[:, seat], v.tops, t)[0] > 0) & (state == SLOT_KNOWN)).any():
+        return Fraction(0)
+    u = int((state == SLOT_UNKNOWN).sum())
+    n, g = (int(x[0]) for x in _bad_pool_counts(v, t))
+    if n < u:
+        return None
+    p = Fraction(1)
+    for i in range(u):
+        p *= Fraction(max(g - i, 0), n - i)
+    return p
+
+
+def call_is_legal(observation: np.ndarray, tables: CardTables | None = None) -> np.ndarray:
+    """[B] bool: the observer is to act in phase MAIN with at most three layout cards (the
+    engine's condition for CALL)."""
+    v = decode(observation, tables)
+    cards = (v.slot_state[:, 0] != SLOT_EMPTY).sum(-1)
+    return (v.phase == Phase.MAIN) & (v.acting == 0) & (cards <= CALL_MAX_CARDS)
+
+
+def unknown_fit_probability(observation: np.ndarray, tables: CardTables | None = None,
+                            view: TableView | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the chance that one unknown face-down card fits a pile now, and that it is a prize
+    ([B] float64 each; NaN for an empty pool)."""
+    t = _default_tables(tables)
+    v = decode(observation, t) if view is None else view
+    fits = face_fit_counts(v.tops, t)[:, t.type_face] > 0
+    n = v.pool.sum(-1).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (v.pool * fits).sum(-1) / n, (v.pool * t.type_is_prize[None]).sum(-1) / n
+
+
+def expected_trophy_value(observation: np.ndarray, tables: CardTables | None = None) -> np.ndarray:
+    """[B] float64: expected value of the next trophy from the observer's view.
+
+    Opponents' trophy values are secret, so every trophy the observer has not won is equally likely
+    to be the top of the pile: (all trophy points - own points) / (trophies - own trophies). NaN when
+    none is left.
+    """
+    t = _default_tables(tables)
+    v = decode(observation, t)
+    total, count = float(t.trophies.sum()), t.num_trophies
+    own_count = v.players[:, 0, 0]
+    left = v.table_counts[:, 2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = (total - v.own_trophy_points) / (count - own_count)
+    return np.where(left > 0, value, np.nan)
+
+
+def expected_call_value(observation: np.ndarray, tables: CardTables | None = None) -> np.ndarray:
+    """[B] float64: expected trophy points a call made now brings (success chance x expected next
+    trophy value). A failed call's cost (a layout refilled to six) is not in this number."""
+    return batch_call_success_probability(observation, tables) * expected_trophy_value(observation, tables)
+
+
+# --------------------------------------------------------------------------------------------------
+# Monte Carlo check against the real engine
+# --------------------------------------------------------------------------------------------------
+
+_STATE_FIELDS = (
+    "draw_cards", "draw_pos", "draw_len", "card_loc", "card_where", "card_known", "layout", "pile_top",
+    "pile_face", "pile_count", "top_count", "trophy_order", "trophy_owner", "trophy_pos", "trophy_count",
+    "trophy_points", "prize_count", "prize_points", "current", "phase", "pending", "pending_slot",
+    "clear_pending", "turn", "terminated", "truncated", "rewards", "legal_mask", "_ctl",
+)
+
+
+def _copy_game_into(src, b: int, dst) -> None:
+    """Puts game ``b`` of core ``src`` into every game of core ``dst`` (same rules)."""
+    M = dst.num_envs
+    for name in _STATE_FIELDS:
+        value = getattr(src, name)[b]
+        setattr(dst, name, np.repeat(np.asarray(value)[None], M, axis=0).copy())
+
+
+def monte_carlo_call_success(core, game: int, playouts: int, rng: np.random.Generator,
+                             scratch=None) -> tuple[int, int]:
+    """Resolves a real CALL in ``playouts`` copies of ``core``'s game ``game`` after re-dealing, in
+    each copy, the cards the acting seat cannot place among their positions; returns
+    ``(successes, playouts)``.
+
+    The re-dealt cards are those the observation counts as unknown: the draw pile and the face-down
+    cards nobody has seen since the last shuffle (``memory="perfect"``), or every card that is not face
+    up (``memory="none"``: the draw pile, all face-down cards, and discard cards below the tops). The
+    CALL must be legal in that game. ``scratch`` may be a core of ``playouts`` games of the same rules
+    to reuse (it is overwritten). A success is the caller's trophy count going up.
+    """
+    from .core import LOC_DRAW, LOC_LAYOUT, LOC_PILE, KeineAhnungCore  # core imports this module's package
+
+    if not core.legal_mask[game, ACTION_CALL]:
+        raise ValueError(f"CALL is not legal in game {game}; legal there: {np.flatnonzero(core.legal_mask[game]).tolist()}")
+    M = int(playouts)
+    sim = scratch if scratch is not None else KeineAhnungCore(M, core.rules, seed=int(rng.integers(2**31)))
+    if sim.num_envs != M or sim.rules != core.rules:
+        raise ValueError("scratch core must have `playouts` games and the same rules")
+    _copy_game_into(core, game, sim)
+    P = core.num_players
+    perfect = core.rules.memory == "perfect"
+    loc, known = core.card_loc[game], core.card_known[game]
+
+    # The hidden positions, as (kind, index) pairs in a fixed order: draw-pile positions, layout
+    # slots, then (memory "none" only) cards below a pile top.
+    draw_idx = np.arange(int(core.draw_pos[game]), int(core.draw_len[game]))
+    layout = core.layout[game]
+    seat_slot = [(p, s) for p in range(P) for s in range(SLOTS)
+                 if layout[p, s] >= 0 and (not perfect or not known[layout[p, s]])]
+    below = []
+    if not perfect:
+        tops = set(core.pile_top[game, : core.pile_count[game]].tolist())
+        below = [c for c in np.flatnonzero(loc == LOC_PILE).tolist() if c not in tops]
+    cards = np.concatenate([core.draw_cards[game, draw_idx].astype(np.intp),
+                            np.array([layout[p, s] for p, s in seat_slot], np.intp),
+                            np.array(below, np.intp)])
+    H = cards.size
+    if H == 0:
+        sim.step(np.full(M, ACTION_CALL))
+        won = sim.trophy_count[:, core.current[game]] > core.trophy_count[game, core.current[game]]
+        return int(won.sum()), M
+    perm = np.argsort(rng.random((M, H)), axis=1)
+    dealt = cards[perm]  # [M, H]: the card put in each hidden position
+    rows = np.arange(M)[:, None]
+    nd, nl = draw_idx.size, len(seat_slot)
+    if nd:
+        sim.draw_cards[:, draw_idx] = dealt[:, :nd]
+        sim.card_loc[rows, dealt[:, :nd]] = LOC_DRAW
+        sim.card_where[rows, dealt[:, :nd]] = 0
+    if nl:
+        seats = np.array([p for p, _ in seat_slot], np.intp)
+        slots = np.array([s for _, s in seat_slot], np.intp)
+        sim.layout[:, seats, slots] = dealt[:, nd:nd + nl]
+        sim.card_loc[rows, dealt[:, nd:nd + nl]] = LOC_LAYOUT
+        sim.card_where[rows, dealt[:, nd:nd + nl]] = seats[None, :]
+    if below:
+        where = core.card_where[game, np.array(below, np.intp)]
+        sim.card_loc[rows, dealt[:, nd + nl:]] = LOC_PILE
+        sim.card_where[rows, dealt[:, nd + nl:]] = where[None, :]
+    sim.card_known[rows, dealt] = False
+    caller = int(core.current[game])
+    before = int(core.trophy_count[game, caller])
+    sim.step(np.full(M, ACTION_CALL))
+    won = sim.trophy_count[:, caller] > before
+    return int(won.sum()), M
+
+
+def binomial_interval_contains(p: float | np.ndarray, successes: int | np.ndarray, trials: int | np.ndarray,
+                               alpha: float) -> np.ndarray:
+    """Whether ``p`` lies in the exact (Clopper-Pearson, two-sided) ``1 - alpha`` confidence interval
+    of ``successes`` out of ``trials``; equivalently, the exact two-tailed binomial test of ``p`` is
+    not rejected at level ``alpha`` (each tail at ``alpha / 2``). Vectorised over its arguments."""
+    p = np.atleast_1d(np.asarray(p, np.float64))
+    k = np.atleast_1d(np.asarray(successes, np.int64))
+    n = np.atleast_1d(np.asarray(trials, np.int64))
+    p, k, n = np.broadcast_arrays(p, k, n)
+    out = np.empty(p.shape, bool)
+    for i in np.ndindex(p.shape):
+        lower, upper = _binomial_tails(float(p[i]), int(k[i]), int(n[i]))
+        out[i] = lower > alpha / 2 and upper > alpha / 2
+    return out
+
+
+def _binomial_tails(p: float, k: int, n: int) -> tuple[float, float]:
+    """P(X <= k) and P(X >= k) for X ~ Binomial(n, p)."""
+    if p <= 0.0:
+        return 1.0, (1.0 if k == 0 else 0.0)
+    if p >= 1.0:
+        return (1.0 if k == n else 0.0), 1.0
+    from math import lgamma, log
+
+    x = np.arange(n + 1)
+    logpmf = (lgamma(n + 1) - np.array([lgamma(i + 1) + lgamma(n - i + 1) for i in x])
+              + x * log(p) + (n - x) * np.log1p(-p))
+    pmf = np.exp(logpmf)
+    return float(pmf[: k + 1].sum()), float(pmf[k:].sum())
+
+
+def wilson_interval(successes: np.ndarray | int, trials: np.ndarray | int, z: float = 1.959963984540054
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The Wilson score interval of a binomial proportion (default 95%): ``(low, high)``; (nan, nan)
+    for zero trials."""
+    k = np.asarray(successes, np.float64)
+    n = np.asarray(trials, np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        phat = k / n
+        denom = 1 + z * z / n
+        centre = (phat + z * z / (2 * n)) / denom
+        half = z * np.sqrt(phat * (1 - phat) / n + z * z / (4 * n * n)) / denom
+    return centre - half, centre + half
+
+
+def collect_call_states(num_players: Sequence[int] = (2, 3, 4, 5), memories: Sequence[str] = ("perfect", "none"),
+                        per_variant: int = 25, seed: int = 0, policy=None, num_envs: int = 64):
+    """Plays games and yields ``(core, game_index)`` at states where the acting seat may call.
+
+    Games are played by ``policy`` (an agent with ``act(observation, mask)``; default: a uniformly
+    random one) across every player count and memory mode given; each variant yields ``per_variant``
+    states, taken at random moments (each eligible state is kept with probability 1/4) so they vary
+    in layouts, tops and pool sizes. The yielded core is live: use the state before advancing.
+    """
+    from .core import KeineAhnungCore
+
+    rng = np.random.default_rng(seed)
+    for P in num_players:
+        for memory in memories:
+            rules = Rules.make(P, memory=memory)
+            core = KeineAhnungCore(num_envs, rules, seed=int(rng.integers(2**31)))
+            found = 0
+            while found < per_variant:
+                done = core.done
+                if done.any():
+                    core.reset_games(np.flatnonzero(done))
+                mask = core.legal_mask
+                if policy is None:
+                    cum = np.cumsum(mask, axis=1)
+                    actions = np.minimum((cum <= rng.random(num_envs)[:, None] * cum[:, -1:]).sum(axis=1),
+                                         mask.shape[1] - 1)
+                else:
+                    actions = policy.act(core.observe(core.current), mask)
+                eligible = np.flatnonzero(mask[:, ACTION_CALL] & (rng.random(num_envs) < 0.25))
+                for b in eligible[: per_variant - found]:
+                    yield core, int(b)
+                    found += 1
+                core.step(actions)

@@ -1,0 +1,328 @@
+"""Seat-rotated tournaments between batched agents, with common random deals and ratings.
+
+Scheme (K agents, P seats):
+
+* K <= P: the seats are filled by cycling the agent list (agent i at base positions i, i+K, ...),
+  and the P rotations of that line-up are played, so every agent sits in every seat equally often
+  (an agent with two base positions plays two seats of each game; every seat counts as one
+  appearance in its statistics).
+* K > P: every P-subset of the agents (in list order) is played in its P rotations; each agent sits
+  in every seat equally often, though the order of opponents around the table is not balanced.
+
+Each "deal" (a game seed) is played once by every line-up, so all line-ups meet the same cards
+(common random numbers; the games diverge once their decisions differ, since reshuffles draw from
+the same per-game generator). ``games`` is rounded up to a whole number of deals.
+
+Statistics per agent, over its appearances: wins (a shared win counts 1/number of winners, so win
+rates add up to 1 per game), a 95% Wilson interval on the win rate, mean score and trophies, CALL
+attempts and successes (a success is the caller's trophy count going up on the CALL), and an
+openskill Plackett-Luce rating from the final ranks. Games are rated in deal-major order after all
+are played, so the ratings are reproducible. When an agent holds several seats of one game, each
+seat is rated as its own player from the agent's current rating and the agent takes the mean of
+the new mu and sigma. Truncated games (``max_turns``) are scored and ranked as they stood.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL
+from keine_ahnung_env.games.keine_ahnung.config import MAX_PLAYERS, MIN_PLAYERS
+from keine_ahnung_env.games.keine_ahnung.core import game_seed_sequences
+from keine_ahnung_env.games.keine_ahnung.scoring import standings_key
+
+ENVS = ("keine_ahnung_v0",)
+Z95 = 1.959963984540054
+
+
+def wilson_interval(wins: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion ``wins / n`` (fractional wins allowed)."""
+    if n <= 0:
+        return float("nan"), float("nan")
+    phat = wins / n
+    denom = 1 + z * z / n
+    centre = (phat + z * z / (2 * n)) / denom
+    half = z * math.sqrt(max(phat * (1 - phat), 0.0) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def lineups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
+    """The line-ups (agent index per seat) of the rotation scheme in the module docstring."""
+    if num_agents < 1:
+        raise ValueError("a tournament needs at least one agent")
+    P = num_players
+    if num_agents <= P:
+        base = [i % num_agents for i in range(P)]
+        groups = [tuple(base)]
+    else:
+        groups = list(itertools.combinations(range(num_agents), P))
+    return [tuple(g[(s + r) % P] for s in range(P)) for g in groups for r in range(P)]
+
+
+@dataclasses.dataclass
+class AgentResult:
+    """One agent's tournament statistics (see the module docstring for the definitions)."""
+
+    name: str
+    games: int = 0
+    wins: float = 0.0
+    score_sum: float = 0.0
+    trophy_sum: float = 0.0
+    call_attempts: int = 0
+    call_successes: int = 0
+    mu: float = 0.0
+    sigma: float = 0.0
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else float("nan")
+
+    @property
+    def win_interval(self) -> tuple[float, float]:
+        return wilson_interval(self.wins, self.games)
+
+    @property
+    def mean_score(self) -> float:
+        return self.score_sum / self.games if self.games else float("nan")
+
+    @property
+    def mean_trophies(self) -> float:
+        return self.trophy_sum / self.games if self.games else float("nan")
+
+    @property
+    def calls_per_game(self) -> float:
+        return self.call_attempts / self.games if self.games else float("nan")
+
+    @property
+    def call_success_rate(self) -> float:
+        return self.call_successes / self.call_attempts if self.call_attempts else float("nan")
+
+    @property
+    def ordinal(self) -> float:
+        """mu - 3 sigma: a conservative skill estimate."""
+        return self.mu - 3.0 * self.sigma
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready statistics."""
+        low, high = self.win_interval
+        return {
+            "name": self.name, "games": self.games, "wins": self.wins, "win_rate": self.win_rate,
+            "win_rate_ci95": [low, high], "mean_score": self.mean_score, "mean_trophies": self.mean_trophies,
+            "call_attempts": self.call_attempts, "calls_per_game": self.calls_per_game,
+            "call_successes": self.call_successes, "call_success_rate": self.call_success_rate,
+            "mu": self.mu, "sigma": self.sigma, "ordinal": self.ordinal,
+        }
+
+
+@dataclasses.dataclass
+class TournamentResult:
+    """A finished tournament: per-agent results plus how it was played."""
+
+    env: str
+    num_players: int
+    games: int
+    deals: int
+    lineups: list[tuple[int, ...]]
+    seed: int
+    rules: dict[str, Any]
+    agents: list[AgentResult]
+    truncated: int
+    mean_turns: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready description of the tournament and its results."""
+        return {
+            "env": self.env, "players": self.num_players, "games": self.games, "deals": self.deals,
+            "lineups": [list(l) for l in self.lineups], "seed": self.seed, "rules": self.rules,
+            "truncated": self.truncated, "mean_turns": self.mean_turns,
+            "agents": [a.to_dict() for a in self.agents],
+        }
+
+    def table(self) -> str:
+        """A plain-text table, best ordinal first."""
+        head = (f"{'agent':<22} {'games':>6} {'win%':>6} {'95% CI':>13} {'score':>6} {'troph':>5} "
+                f"{'calls/g':>7} {'call ok%':>8} {'mu':>6} {'sigma':>5} {'ordinal':>7}")
+        lines = [head, "-" * len(head)]
+        for a in sorted(self.agents, key=lambda r: -r.ordinal):
+            low, high = a.win_interval
+            ok = f"{100 * a.call_success_rate:8.1f}" if a.call_attempts else f"{'-':>8}"
+            lines.append(
+                f"{a.name:<22} {a.games:>6d} {100 * a.win_rate:6.1f} {f'[{100 * low:.1f}, {100 * high:.1f}]':>13} "
+                f"{a.mean_score:6.2f} {a.mean_trophies:5.2f} {a.calls_per_game:7.2f} {ok} "
+                f"{a.mu:6.2f} {a.sigma:5.2f} {a.ordinal:7.2f}")
+        return "\n".join(lines)
+
+    def markdown(self) -> str:
+        """The same table in Markdown."""
+        lines = ["| agent | games | win % | 95% CI | mean score | mean trophies | calls/game | call success % | mu | sigma | ordinal |",
+                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for a in sorted(self.agents, key=lambda r: -r.ordinal):
+            low, high = a.win_interval
+            ok = f"{100 * a.call_success_rate:.1f}" if a.call_attempts else "-"
+            lines.append(f"| {a.name} | {a.games} | {100 * a.win_rate:.1f} | [{100 * low:.1f}, {100 * high:.1f}] | "
+                         f"{a.mean_score:.2f} | {a.mean_trophies:.2f} | {a.calls_per_game:.2f} | {ok} | "
+                         f"{a.mu:.2f} | {a.sigma:.2f} | {a.ordinal:.2f} |")
+        return "\n".join(lines)
+
+
+def _validate(env: str, num_players: int, games: int, batch_size: int) -> None:
+    if env not in ENVS:
+        raise ValueError(f"env={env!r}; allowed: {', '.join(ENVS)}")
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not (
+            MIN_PLAYERS <= num_players <= MAX_PLAYERS):
+        raise ValueError(f"players={num_players!r}; allowed: integers {MIN_PLAYERS}-{MAX_PLAYERS}")
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise ValueError(f"games={games!r}; allowed: a positive integer")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch_size={batch_size!r}; allowed: a positive integer")
+
+
+def play_tournament(agents: Sequence[Any], num_players: int = 4, games: int = 2000, seed: int = 0,
+                    env: str = "keine_ahnung_v0", batch_size: int = 1024, progress: bool = False,
+                    names: Sequence[str] | None = None, **rules: Any) -> TournamentResult:
+    """Plays a seat-rotated tournament between ``agents`` (objects with ``act(obs, mask)``).
+
+    ``games`` is rounded up to a whole number of deals (one deal per line-up); ``batch_size`` games
+    are stepped together; ``rules`` are Keine Ahnung rules options (``memory=``, ``allow_keep=``...).
+    ``names`` label the agents (default: their ``name`` attributes, made unique). Raises ValueError
+    for a bad env, player count, game count or batch size.
+    """
+    from keine_ahnung_env import keine_ahnung_v0
+    from openskill.models import PlackettLuce
+
+    _validate(env, num_players, games, batch_size)
+    agents = list(agents)
+    names = list(names) if names is not None else _unique_names([getattr(a, "name", type(a).__name__) for a in agents])
+    if len(names) != len(agents):
+        raise ValueError(f"{len(names)} names for {len(agents)} agents")
+    P = int(num_players)
+    table = np.array(lineups(len(agents), P), np.intp)  # [L, P]
+    L = table.shape[0]
+    deals = -(-int(games) // L)
+    total = deals * L
+    # Game g = deal * L + lineup: deal-major, so every block of L games shares one deal.
+    deal_of = np.repeat(np.arange(deals), L)
+    lineup_of = np.tile(np.arange(L), deals)
+
+    scores = np.zeros((total, P), np.int64)
+    trophies = np.zeros((total, P), np.int64)
+    holdings = np.zeros((total, P), np.int64)
+    calls = np.zeros((total, P), np.int64)
+    call_wins = np.zeros((total, P), np.int64)
+    truncated = np.zeros(total, bool)
+    turns = np.zeros(total, np.int64)
+
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, unit="game", desc=f"{P}-player tournament")
+    probe = keine_ahnung_v0.vector_env(1, P, seed=0, autoreset=False, **rules)
+    rules_used = probe.core.rules.options()
+    for start in range(0, total, batch_size):
+        idx = np.arange(start, min(start + batch_size, total))
+        _play_batch(agents, table[lineup_of[idx]], game_seed_sequences(seed, deal_of[idx]), P, rules,
+                    scores, trophies, holdings, calls, call_wins, truncated, turns, idx, bar)
+    if bar is not None:
+        bar.close()
+
+    results = [AgentResult(name=n) for n in names]
+    key = standings_key(scores, holdings)
+    winners = key == key.max(axis=1, keepdims=True)
+    share = winners / winners.sum(axis=1, keepdims=True)
+    seat_agent = table[lineup_of]  # [total, P]
+    for a, res in enumerate(results):
+        mine = seat_agent == a
+        res.games = int(mine.sum())
+        res.wins = float(share[mine].sum())
+        res.score_sum = float(scores[mine].sum())
+        res.trophy_sum = float(trophies[mine].sum())
+        res.call_attempts = int(calls[mine].sum())
+        res.call_successes = int(call_wins[mine].sum())
+
+    model = PlackettLuce()
+    ratings = [model.rating(name=n) for n in names]
+    ranks = 1 + (key[:, None, :] > key[:, :, None]).sum(axis=2)  # [total, P]: 1 = best, ties share
+    for g in range(total):
+        seats = seat_agent[g]
+        new = model.rate([[ratings[a]] for a in seats], ranks=ranks[g].tolist())
+        for a in np.unique(seats):
+            mine = np.flatnonzero(seats == a)
+            mu = float(np.mean([new[s][0].mu for s in mine]))
+            sigma = float(np.mean([new[s][0].sigma for s in mine]))
+            ratings[a] = model.rating(mu=mu, sigma=sigma, name=names[a])
+    for res, r in zip(results, ratings):
+        res.mu, res.sigma = float(r.mu), float(r.sigma)
+    return TournamentResult(env=env, num_players=P, games=total, deals=deals, lineups=[tuple(map(int, l)) for l in table],
+                            seed=int(seed), rules=_jsonable(rules_used), agents=results,
+                            truncated=int(truncated.sum()), mean_turns=float(turns.mean()))
+
+
+def _unique_names(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+        out.append(n if seen[n] == 1 else f"{n}#{seen[n]}")
+    return out
+
+
+def _jsonable(options: dict[str, Any]) -> dict[str, Any]:
+    """Rules options for the report; the default deck is named rather than listed card by card."""
+    from keine_ahnung_env.games.keine_ahnung.deck import default_deck
+
+    out = dict(options)
+    if out.get("deck") == default_deck().to_dict():
+        out["deck"] = "default"
+    return out
+
+
+def _play_batch(agents, seat_agents: np.ndarray, sequences, P: int, rules: dict, scores, trophies, holdings,
+                calls, call_wins, truncated, turns, idx: np.ndarray, bar) -> None:
+    """Plays one batch of games to the end and writes their statistics at rows ``idx``."""
+    from keine_ahnung_env import keine_ahnung_v0
+
+    B = idx.size
+    env = keine_ahnung_v0.vector_env(B, P, seed=0, autoreset=False, **rules)
+    core = env.core
+    # Common random deals: game i of this batch is dealt from its deal's seed, whatever its line-up.
+    core.rngs = [np.random.Generator(np.random.PCG64(s)) for s in sequences]
+    env.reset()
+    rows = np.arange(B)
+    n_calls = np.zeros((B, P), np.int64)
+    n_call_wins = np.zeros((B, P), np.int64)
+    done = core.done.copy()
+    while not done.all():
+        # The core is stepped directly (not env.step): the env would build every seat's final
+        # observation of each game that ends, which a tournament never reads.
+        seat = core.current.astype(np.intp)
+        obs = core.observe(seat)
+        mask = core.legal_mask.copy()
+        who = seat_agents[rows, seat]
+        live = ~done
+        actions = np.zeros(B, np.int64)
+        for a in np.unique(who[live]):
+            r = np.flatnonzero(live & (who == a))
+            actions[r] = agents[a].act(obs[r], mask[r])
+        calling = np.flatnonzero(live & (actions == ACTION_CALL))
+        before = core.trophy_count[calling, seat[calling]].copy()
+        core.step(actions, active=live)
+        if calling.size:
+            n_calls[calling, seat[calling]] += 1
+            n_call_wins[calling, seat[calling]] += core.trophy_count[calling, seat[calling]] > before
+        newly = np.flatnonzero(~done & core.done)
+        done[newly] = True
+        if bar is not None and newly.size:
+            bar.update(int(newly.size))
+    scores[idx] = core.scores
+    trophies[idx] = core.trophy_count
+    holdings[idx] = core.holdings
+    calls[idx] = n_calls
+    call_wins[idx] = n_call_wins
+    truncated[idx] = core.truncated
+    turns[idx] = core.turn
