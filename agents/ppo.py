@@ -1,0 +1,241 @@
+"""Trained MaskablePPO policies as batched agents, and their checkpoint format.
+
+A checkpoint is two files side by side:
+
+* ``NAME.zip`` - the Stable-Baselines3 archive written by ``model.save`` (policy weights in
+  ``policy.pth``, optimizer state, and a ``data`` entry of cloudpickled Python objects);
+* ``NAME.json`` - the sidecar: game, player count, rules options, observation version and size,
+  action count, whether observations were normalised, the policy architecture and the archive's
+  SHA-256.
+
+Trust model: ``MaskablePPO.load`` unpickles the archive's ``data`` entry, which can run arbitrary
+code, so it is only for archives you made yourself. :func:`load_policy` never does that: it reads the
+JSON sidecar, checks the archive against the recorded hash, rebuilds the policy from the sidecar's
+architecture and loads ``policy.pth`` with ``torch.load(weights_only=True)``, which accepts tensors
+only. A checkpoint made for another game, player count, rules or observation version is refused
+with a clear error before any weights are read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+CHECKPOINT_FORMAT = "keine_ahnung_env.ppo/1"
+ACTIVATIONS = ("tanh", "relu")
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckpointInfo:
+    """The sidecar of a checkpoint (see the module docstring)."""
+
+    game: str
+    num_players: int
+    rules: dict
+    observation_version: int
+    observation_size: int
+    num_actions: int
+    normalize_obs: bool
+    net_arch: tuple[int, ...]
+    activation: str
+    timesteps: int = 0
+    sha256: str = ""
+    format: str = CHECKPOINT_FORMAT
+
+    def to_json(self) -> str:
+        data = dataclasses.asdict(self)
+        data["net_arch"] = list(self.net_arch)
+        return json.dumps(data, indent=2, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str, where: str) -> "CheckpointInfo":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"checkpoint sidecar {where} is not valid JSON: {exc}") from None
+        if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+            raise ValueError(f"checkpoint sidecar {where} is not a {CHECKPOINT_FORMAT} sidecar")
+        fields = {f.name for f in dataclasses.fields(cls)}
+        missing = fields - set(data) - {"timesteps", "sha256", "format"}
+        if missing:
+            raise ValueError(f"checkpoint sidecar {where} lacks {sorted(missing)}")
+        try:
+            info = cls(**{k: v for k, v in data.items() if k in fields})
+            object.__setattr__(info, "net_arch", tuple(int(n) for n in info.net_arch))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"checkpoint sidecar {where} has a malformed field: {exc}") from None
+        if info.activation not in ACTIVATIONS:
+            raise ValueError(f"checkpoint sidecar {where}: activation {info.activation!r}; allowed: {ACTIVATIONS}")
+        return info
+
+
+def sidecar_path(path: str | Path) -> Path:
+    """``run/model.zip`` or ``run/model`` -> ``run/model.json``."""
+    path = Path(path)
+    return path.with_suffix(".json") if path.suffix == ".zip" else Path(str(path) + ".json")
+
+
+def archive_path(path: str | Path) -> Path:
+    path = Path(path)
+    return path if path.suffix == ".zip" else Path(str(path) + ".zip")
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def save_checkpoint(model, path: str | Path, info: CheckpointInfo) -> Path:
+    """Writes ``path``.zip with SB3's ``save`` and the JSON sidecar beside it; returns the zip path."""
+    zip_path = archive_path(path)
+    zip_path.parent.mkdir(parents=True, exist_ok=True)
+    model.save(str(zip_path))
+    info = dataclasses.replace(info, sha256=file_sha256(zip_path))
+    sidecar_path(zip_path).write_text(info.to_json())
+    return zip_path
+
+
+def read_info(path: str | Path) -> CheckpointInfo:
+    """The sidecar of a checkpoint; ValueError when it is missing or malformed."""
+    side = sidecar_path(path)
+    if not side.is_file():
+        raise ValueError(f"checkpoint {path}: no sidecar {side} (game, players and rules of the policy); "
+                         "checkpoints are written by training.train")
+    return CheckpointInfo.from_json(side.read_text(), str(side))
+
+
+def check_compatible(info: CheckpointInfo, game: str, num_players: int, rules: dict | None = None,
+                     where: str = "checkpoint") -> None:
+    """Refuses a policy for another game, player count, rules or observation encoding."""
+    from keine_ahnung_env.games.keine_ahnung.config import Rules
+    from keine_ahnung_env.games.keine_ahnung.observation import OBSERVATION_VERSION
+
+    if info.game != game:
+        raise ValueError(f"{where} was trained for {info.game!r}, not {game!r}")
+    if info.num_players != num_players:
+        raise ValueError(f"{where} was trained for {info.num_players} players, not {num_players}")
+    if info.observation_version != OBSERVATION_VERSION:
+        raise ValueError(f"{where} uses observation version {info.observation_version}; "
+                         f"this library encodes version {OBSERVATION_VERSION}")
+    if rules is not None:
+        wanted = Rules.make(num_players, **rules).options()
+        recorded = dict(info.rules)
+        # Reward and max_turns do not change what a policy sees or may do.
+        for key in ("reward", "max_turns"):
+            wanted.pop(key, None)
+            recorded.pop(key, None)
+        diff = sorted(k for k in set(wanted) | set(recorded) if wanted.get(k) != recorded.get(k))
+        if diff:
+            raise ValueError(f"{where} was trained with other rules options: {diff} "
+                             f"(trained: { {k: recorded.get(k) for k in diff} }, now: { {k: wanted.get(k) for k in diff} })")
+
+
+def build_policy(info: CheckpointInfo):
+    """A fresh MaskableActorCriticPolicy with the sidecar's spaces and architecture."""
+    import torch
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    high = np.ones(info.observation_size, np.float32) if info.normalize_obs else np.full(info.observation_size, np.inf, np.float32)
+    obs_space = spaces.Box(0.0, high, (info.observation_size,), np.float32)
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[info.activation]
+    return MaskableActorCriticPolicy(obs_space, spaces.Discrete(info.num_actions), lambda _: 0.0,
+                                     net_arch=list(info.net_arch), activation_fn=activation)
+
+
+def load_policy(path: str | Path):
+    """Loads the policy of a checkpoint safely (weights only; see the module docstring)."""
+    import torch
+
+    zip_path = archive_path(path)
+    info = read_info(zip_path)
+    if not zip_path.is_file():
+        raise ValueError(f"checkpoint {zip_path} does not exist")
+    if info.sha256 and file_sha256(zip_path) != info.sha256:
+        raise ValueError(f"checkpoint {zip_path} does not match the SHA-256 in its sidecar (changed or corrupted)")
+    try:
+        with zipfile.ZipFile(zip_path) as archive:
+            raw = archive.read("policy.pth")
+        state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except (zipfile.BadZipFile, KeyError, RuntimeError, EOFError, OSError) as exc:
+        raise ValueError(f"checkpoint {zip_path} is unreadable: {type(exc).__name__}: {exc}") from None
+    policy = build_policy(info)
+    try:
+        policy.load_state_dict(state, strict=True)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(f"checkpoint {zip_path}: weights do not fit the recorded architecture: {exc}") from None
+    policy.set_training_mode(False)
+    return policy, info
+
+
+class PPOAgent:
+    """A MaskablePPO policy as a batched agent: ``act(observation, action_mask) -> actions``.
+
+    Observations are the raw ones of ``vector_env``; the agent normalises them itself when its
+    policy was trained on normalised observations.
+    """
+
+    def __init__(self, policy, info: CheckpointInfo, deterministic: bool = True, name: str = "ppo",
+                 seed: int | None = None):
+        import torch
+
+        self.policy = policy
+        self.info = info
+        self.deterministic = deterministic
+        self.name = name
+        self._scale = None
+        if info.normalize_obs:
+            from keine_ahnung_env.games.keine_ahnung.config import Rules
+
+            rules = {k: v for k, v in info.rules.items() if k != "num_players"}
+            variant = Rules.make(info.num_players, **rules)
+            tables = variant.tables()
+            from keine_ahnung_env.games.keine_ahnung.observation import ObservationLayout
+
+            self._scale = ObservationLayout.make(info.num_players, tables.num_types).scale(tables)
+        self._generator = torch.Generator().manual_seed(0 if seed is None else int(seed))
+
+    def reseed(self, seed: int | None) -> None:
+        self._generator.manual_seed(0 if seed is None else int(seed))
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        import torch
+
+        obs = np.asarray(observation, np.float32)
+        mask = np.asarray(action_mask, bool)
+        if obs.ndim != 2 or obs.shape[1] != self.info.observation_size:
+            raise ValueError(f"{self.name}: observations must be [batch, {self.info.observation_size}] "
+                             f"({self.info.num_players}-player {self.info.game}); got shape {obs.shape}")
+        if mask.shape != (obs.shape[0], self.info.num_actions):
+            raise ValueError(f"{self.name}: action_mask must be [batch, {self.info.num_actions}]; got {mask.shape}")
+        if self._scale is not None:
+            obs = obs * self._scale
+        with torch.no_grad():
+            dist = self.policy.get_distribution(torch.as_tensor(obs), action_masks=mask)
+            if self.deterministic:
+                actions = dist.distribution.probs.argmax(dim=1)
+            else:
+                probs = dist.distribution.probs
+                actions = torch.multinomial(probs, 1, generator=self._generator).squeeze(1)
+        return actions.numpy().astype(np.int64)
+
+
+def make_agent(path: str | Path | None = None, seed: int | None = None, deterministic: bool = True,
+                   num_players: int | None = None, game: str = "keine_ahnung_v0", rules: dict | None = None,
+                   **_ignored: Any) -> PPOAgent:
+    """``agents.make("ppo", path=...)``: loads a checkpoint (safely) as a batched agent.
+
+    With ``num_players`` (and ``rules``) given, a checkpoint for another variant is refused.
+    """
+    if path is None:
+        raise ValueError("the ppo agent needs path=<checkpoint .zip> (written by training.train)")
+    policy, info = load_policy(path)
+    if num_players is not None:
+        check_compatible(info, game, int(num_players), rules, where=f"checkpoint {path}")
+    return PPOAgent(policy, info, deterministic=deterministic, name=f"ppo:{Path(path).name}", seed=seed)

@@ -1,0 +1,306 @@
+"""Train a MaskablePPO agent against the heuristic baselines: ``python -m training.train``.
+
+Read top to bottom: the arguments (``Args``), the opponent pool, the vector environment over the
+batched core, the model, the callback that shows progress, logs to TensorBoard, evaluates,
+snapshots and checkpoints, and the final tournament with its learning curve.
+
+Everything goes to ``<out_dir>/<run_name>/``: ``final.zip`` + ``final.json`` (the checkpoint and its
+sidecar), ``checkpoints/``, ``tensorboard/``, ``learning_curve.png``, ``tournament.json``.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import time
+from collections import defaultdict, deque
+from pathlib import Path
+
+import numpy as np
+
+from .cli import parse_dataclass, parse_rules
+
+GAMES = ("keine_ahnung_v0",)
+
+
+@dataclasses.dataclass
+class Args:
+    """Train a MaskablePPO agent for Keine Ahnung against heuristic baselines (and its own snapshots)."""
+
+    env: str = "keine_ahnung_v0"
+    """the game variant family (keine_ahnung_v0)"""
+    players: int = 4
+    """number of players, 2-5; the learner takes one seat, rotating between games"""
+    total_timesteps: int = 1_000_000
+    """learner decisions to train on (the default takes about 10 minutes on 2 cores)"""
+    num_envs: int = 64
+    """games stepped together in one core"""
+    n_steps: int = 128
+    """learner decisions per game per rollout (rollout size = num_envs * n_steps)"""
+    batch_size: int = 2048
+    """minibatch size of a PPO update"""
+    n_epochs: int = 4
+    """passes over each rollout"""
+    learning_rate: float = 3e-4
+    """Adam step size"""
+    gamma: float = 0.998
+    """discount: games last 50-400 learner decisions and pay only at the end, so close to 1"""
+    gae_lambda: float = 0.95
+    """GAE smoothing"""
+    clip_range: float = 0.2
+    """PPO clipping"""
+    ent_coef: float = 0.01
+    """entropy bonus"""
+    net_arch: str = "256,256"
+    """hidden layer sizes of the policy and value networks"""
+    activation: str = "tanh"
+    """tanh or relu"""
+    opponents: str = "random,never_call,always_call,greedy,risk_caller:0.5,counter"
+    """comma-separated agent specs forming the opponent pool (sampled per game and seat)"""
+    self_play: bool = False
+    """also add frozen snapshots of the learner to the opponent pool"""
+    snapshot_every: int = 25
+    """with --self-play: add a snapshot every this many PPO updates"""
+    max_snapshots: int = 5
+    """with --self-play: keep at most this many snapshots (oldest dropped)"""
+    eval_every: int = 40
+    """evaluate against the baselines and checkpoint every this many PPO updates (0: never)"""
+    eval_games: int = 200
+    """games per baseline in each periodic evaluation"""
+    final_games: int = 800
+    """games in the final tournament against each baseline"""
+    rules: list[str] = dataclasses.field(default_factory=list)
+    """rules options as key=value (e.g. memory=none allow_keep=true)"""
+    seed: int = 0
+    """seeds the games, the opponents and the network"""
+    out_dir: str = "runs"
+    """where runs are written"""
+    run_name: str = ""
+    """sub-folder of out_dir (default: <env>_<players>p_seed<seed>)"""
+    torch_threads: int = 2
+    """torch CPU threads"""
+    progress: bool = True
+    """show a progress bar"""
+
+
+def check_args(args: Args) -> None:
+    """Raises ValueError naming the first bad argument and what is allowed."""
+    if args.env not in GAMES:
+        raise ValueError(f"--env {args.env!r}; allowed: {', '.join(GAMES)}")
+    if not 2 <= args.players <= 5:
+        raise ValueError(f"--players {args.players}; allowed: 2-5")
+    for name in ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs", "eval_games", "final_games",
+                 "snapshot_every", "max_snapshots", "torch_threads"):
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} {getattr(args, name)}; allowed: a positive integer")
+    if args.eval_every < 0:
+        raise ValueError(f"--eval-every {args.eval_every}; allowed: 0 (never) or a positive integer")
+    if args.activation not in ("tanh", "relu"):
+        raise ValueError(f"--activation {args.activation!r}; allowed: tanh, relu")
+    try:
+        arch = [int(n) for n in args.net_arch.split(",") if n.strip()]
+    except ValueError:
+        arch = []
+    if not arch or min(arch) < 1:
+        raise ValueError(f"--net-arch {args.net_arch!r}; allowed: comma-separated positive sizes, e.g. 256,256")
+
+
+class OpponentPool:
+    """Baselines (and, with self-play, learner snapshots); ``pool(rng)`` draws P-1 seats' agents."""
+
+    def __init__(self, baselines: list, num_players: int, max_snapshots: int):
+        self.baselines = baselines
+        self.snapshots: deque = deque(maxlen=max_snapshots)
+        self.num_players = num_players
+
+    @property
+    def members(self) -> list:
+        return self.baselines + list(self.snapshots)
+
+    def __call__(self, rng: np.random.Generator) -> list:
+        members = self.members
+        return [members[i] for i in rng.integers(len(members), size=self.num_players - 1)]
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Runs one training as ``Args`` says; returns a summary (paths and final figures)."""
+    args = parse_dataclass(Args, argv)
+    return train(args)
+
+
+def train(args: Args) -> dict:
+    """Trains, evaluates and writes everything; see the module docstring."""
+    check_args(args)
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import VecMonitor
+    from tqdm import tqdm
+
+    import agents
+    from agents.ppo import CheckpointInfo, PPOAgent, save_checkpoint
+    from keine_ahnung_env import keine_ahnung_v0
+    from keine_ahnung_env.games.keine_ahnung.actions import NUM_ACTIONS
+    from keine_ahnung_env.games.keine_ahnung.config import Rules
+    from keine_ahnung_env.games.keine_ahnung.observation import OBSERVATION_VERSION
+
+    from .tournament import play_tournament
+
+    torch.set_num_threads(args.torch_threads)
+    rules = parse_rules(args.rules)
+    variant = Rules.make(args.players, **rules)  # validates the rules options
+    run_dir = Path(args.out_dir) / (args.run_name or f"{args.env}_{args.players}p_seed{args.seed}")
+    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+    net_arch = [int(n) for n in args.net_arch.split(",") if n.strip()]
+
+    # Opponents: one instance per baseline spec, shared by every game (agents are batched).
+    specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
+    baselines = [agents.make(s, game=args.env, seed=args.seed + 1 + i) for i, s in enumerate(specs)]
+    pool = OpponentPool(baselines, args.players, args.max_snapshots)
+    env = VecMonitor(keine_ahnung_v0.sb3_vec_env(args.num_envs, opponents=pool, num_players=args.players,
+                                                 seed=args.seed, **rules))
+    obs_size = env.observation_space.shape[0]
+    info = CheckpointInfo(game=args.env, num_players=args.players, rules=variant.options(),
+                          observation_version=OBSERVATION_VERSION, observation_size=obs_size, num_actions=NUM_ACTIONS,
+                          normalize_obs=True, net_arch=tuple(net_arch), activation=args.activation)
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
+    model = MaskablePPO("MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.n_steps,
+                        batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma,
+                        gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
+                        policy_kwargs=dict(net_arch=net_arch, activation_fn=activation),
+                        tensorboard_log=str(run_dir / "tensorboard"), seed=args.seed, device="cpu", verbose=0)
+
+    def learner_agent(deterministic: bool = True) -> PPOAgent:
+        """The current policy, frozen, as a batched agent."""
+        policy = copy.deepcopy(model.policy)
+        policy.set_training_mode(False)
+        return PPOAgent(policy, dataclasses.replace(info, timesteps=model.num_timesteps),
+                        deterministic=deterministic, name=f"ppo@{model.num_timesteps}")
+
+    def evaluate(games: int, seed: int) -> dict[str, dict]:
+        """The learner against three copies (P-1 copies) of each baseline, seat-rotated."""
+        learner = learner_agent()
+        out = {}
+        for spec in specs:
+            opponent = agents.make(spec, game=args.env, seed=seed)
+            result = play_tournament([learner] + [opponent] * (args.players - 1), num_players=args.players,
+                                     games=games, seed=seed, progress=False, **rules)
+            stats = result.agents[0]
+            out[spec] = {"win_rate": stats.win_rate, "win_interval": list(stats.win_interval),
+                         "fair_share": 1.0 / args.players, "mean_score": stats.mean_score,
+                         "calls_per_game": stats.calls_per_game, "call_success_rate": stats.call_success_rate}
+        return out
+
+    curve: list[dict] = []
+
+    class TrainingCallback(BaseCallback):
+        """Progress bar, TensorBoard statistics, periodic evaluation, snapshots and checkpoints."""
+
+        def __init__(self):
+            super().__init__()
+            self.recent = deque(maxlen=500)
+            self.by_opponent = defaultdict(lambda: deque(maxlen=500))
+            self.calls = deque(maxlen=500)
+            self.successes = deque(maxlen=500)
+            self.updates = 0
+            self.bar = tqdm(total=args.total_timesteps, disable=not args.progress, unit="step", smoothing=0.05)
+            self.start = time.time()
+
+        def _on_step(self) -> bool:
+            for done, info in zip(self.locals["dones"], self.locals["infos"]):
+                if not done:
+                    continue
+                won = float(info.get("winner", False))
+                self.recent.append(won)
+                for name in set(info.get("opponents", [])):
+                    self.by_opponent[name].append(won)
+                if "calls" in info:
+                    self.calls.append(info["calls"])
+                    self.successes.append(info.get("call_successes", 0))
+            self.bar.update(self.training_env.num_envs)
+            return True
+
+        def _on_rollout_end(self) -> None:
+            self.updates += 1
+            rate = self.num_timesteps / max(time.time() - self.start, 1e-9)
+            win = float(np.mean(self.recent)) if self.recent else float("nan")
+            self.bar.set_postfix(steps_per_s=f"{rate:,.0f}", win_rate=f"{win:.3f}", games=len(self.recent))
+            self.logger.record("game/win_rate", win)
+            self.logger.record("time/steps_per_second", rate)
+            for name, results in self.by_opponent.items():
+                self.logger.record(f"win_rate_vs/{name}", float(np.mean(results)))
+            if self.calls:
+                calls = float(np.sum(self.calls))
+                self.logger.record("calls/per_game", calls / len(self.calls))
+                self.logger.record("calls/success_rate", float(np.sum(self.successes)) / calls if calls else 0.0)
+            curve.append({"timesteps": self.num_timesteps, "train_win_rate": win})
+            if args.self_play and self.updates % args.snapshot_every == 0:
+                pool.snapshots.append(learner_agent(deterministic=False))
+            if args.eval_every and self.updates % args.eval_every == 0:
+                results = evaluate(args.eval_games, seed=10_000 + self.updates)
+                for spec, r in results.items():
+                    self.logger.record(f"eval_win_rate/{spec}", r["win_rate"])
+                curve[-1]["eval"] = {spec: r["win_rate"] for spec, r in results.items()}
+                save_checkpoint(model, run_dir / "checkpoints" / f"step_{self.num_timesteps}",
+                                dataclasses.replace(info, timesteps=self.num_timesteps))
+
+    callback = TrainingCallback()
+    model.learn(total_timesteps=args.total_timesteps, callback=callback, tb_log_name="ppo")
+    callback.bar.close()
+    train_seconds = time.time() - callback.start
+    final_path = save_checkpoint(model, run_dir / "final", dataclasses.replace(info, timesteps=model.num_timesteps))
+
+    # The final tournament: the evaluate command's table, the trained agent against each baseline.
+    learner = agents.make("ppo", path=str(final_path), game=args.env, num_players=args.players, rules=rules)
+    learner.name = "ppo"
+    tables, summary = [], {}
+    for spec in specs:
+        opponent = agents.make(spec, game=args.env, seed=args.seed)
+        result = play_tournament([learner] + [opponent] * (args.players - 1), num_players=args.players,
+                                 games=args.final_games, seed=args.seed + 99, progress=args.progress, **rules)
+        tables.append(f"vs {args.players - 1} x {spec}:\n{result.table()}")
+        stats = result.agents[0]
+        summary[spec] = {"win_rate": stats.win_rate, "win_interval": list(stats.win_interval),
+                         "fair_share": 1.0 / args.players, "games": stats.games, "mean_score": stats.mean_score}
+    print("\n\n".join(tables))
+    (run_dir / "tournament.json").write_text(json.dumps(summary, indent=2))
+    curve_path = plot_curve(curve, run_dir / "learning_curve.png", args.players)
+    print(f"\ntrained {model.num_timesteps:,} steps in {train_seconds / 60:.1f} min "
+          f"({model.num_timesteps / train_seconds:,.0f} steps/s)")
+    print(f"checkpoint:     {final_path} (+ {final_path.with_suffix('.json').name})")
+    print(f"tournament:     {run_dir / 'tournament.json'}")
+    print(f"learning curve: {curve_path}")
+    print(f"tensorboard:    tensorboard --logdir {run_dir / 'tensorboard'}")
+    env.close()
+    return {"run_dir": str(run_dir), "checkpoint": str(final_path), "tournament": summary,
+            "learning_curve": str(curve_path), "timesteps": int(model.num_timesteps)}
+
+
+def plot_curve(curve: list[dict], path: Path, num_players: int) -> Path:
+    """Training win rate (rolling) and evaluation win rates against timesteps, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    steps = [c["timesteps"] for c in curve]
+    ax.plot(steps, [c["train_win_rate"] for c in curve], label="training games (last 500)", color="black")
+    evals = [c for c in curve if "eval" in c]
+    for spec in (evals[0]["eval"] if evals else {}):
+        ax.plot([c["timesteps"] for c in evals], [c["eval"][spec] for c in evals], marker="o", label=f"vs {spec}")
+    ax.axhline(1.0 / num_players, color="grey", linestyle="--", label="fair share")
+    ax.set_xlabel("learner decisions (timesteps)")
+    ax.set_ylabel("win rate")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"MaskablePPO, {num_players} players")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+if __name__ == "__main__":
+    main()
