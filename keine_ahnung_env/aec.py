@@ -110,6 +110,8 @@ class CoreAECEnv(AECEnv):
             self._was_dead_step(action)
             return
         core = self.core
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action[()]
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise ValueError(f"action={action!r} for {agent}: an integer action id is expected; "
                              f"legal: {self.game.legal_names(core.legal_mask[0])}")

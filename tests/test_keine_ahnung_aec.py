@@ -20,6 +20,7 @@ VARIANTS = [
     pytest.param({"num_players": 4}, id="4p"),
     pytest.param({"num_players": 5}, id="5p"),
     pytest.param({"num_players": 4, "memory": "none"}, id="4p-memory-none"),
+    pytest.param({"num_players": 3, "normalize_obs": True, "reward": "rank"}, id="3p-normalized-rank"),
 ]
 
 

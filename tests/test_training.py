@@ -1,0 +1,132 @@
+"""Training smoke run, checkpoints (loading, refusing mismatches and bad files) and terminal play."""
+
+import io
+import json
+import shutil
+import zipfile
+
+import numpy as np
+import pytest
+
+import agents
+from agents.ppo import load_policy, read_info
+from keine_ahnung_env import keine_ahnung_v0
+from training import play as play_module
+from training import train as train_module
+from training.cli import field_docs, parse_rules
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    out = tmp_path_factory.mktemp("runs")
+    summary = train_module.main([
+        "--players", "3", "--total-timesteps", "768", "--num-envs", "8", "--n-steps", "32", "--batch-size", "128",
+        "--n-epochs", "1", "--eval-every", "1", "--eval-games", "6", "--final-games", "6", "--opponents",
+        "random,greedy", "--self-play", "--snapshot-every", "1", "--out-dir", str(out), "--no-progress",
+        "--net-arch", "32,32",
+    ])
+    return summary
+
+
+def test_training_writes_a_checkpoint_that_plays_legal_games(trained):
+    checkpoint = trained["checkpoint"]
+    info = read_info(checkpoint)
+    assert info.game == "keine_ahnung_v0" and info.num_players == 3 and info.net_arch == (32, 32)
+    assert set(trained["tournament"]) == {"random", "greedy"}
+    for figures in trained["tournament"].values():
+        low, high = figures["win_interval"]
+        assert -1e-9 <= low <= figures["win_rate"] + 1e-9 and figures["win_rate"] <= high + 1e-9 <= 1.0 + 2e-9
+    agent = agents.make("ppo", path=checkpoint, num_players=3)
+    env = keine_ahnung_v0.vector_env(16, num_players=3, seed=3, autoreset=False)
+    result = env.reset()
+    for _ in range(3000):
+        if (result.terminated | result.truncated).all():
+            break
+        live = ~(result.terminated | result.truncated)
+        actions = agent.act(result.observation, result.action_mask)
+        assert result.action_mask[np.flatnonzero(live), actions[live]].all()
+        result = env.step(actions)
+    assert (result.terminated | result.truncated).all()
+    run_dir = trained["run_dir"]
+    import pathlib
+
+    assert (pathlib.Path(run_dir) / "learning_curve.png").stat().st_size > 1000
+    assert list((pathlib.Path(run_dir) / "checkpoints").glob("step_*.zip"))
+    assert json.loads((pathlib.Path(run_dir) / "tournament.json").read_text())
+
+
+def test_checkpoint_for_another_variant_is_refused(trained):
+    checkpoint = trained["checkpoint"]
+    with pytest.raises(ValueError, match="trained for 3 players, not 4"):
+        agents.make("ppo", path=checkpoint, num_players=4)
+    with pytest.raises(ValueError, match="other rules options"):
+        agents.make("ppo", path=checkpoint, num_players=3, rules={"memory": "none"})
+    agent = agents.make("ppo", path=checkpoint)
+    obs4 = keine_ahnung_v0.vector_env(2, num_players=4, seed=0).reset()
+    with pytest.raises(ValueError, match="observations must be"):
+        agent.act(obs4.observation, obs4.action_mask)
+
+
+def test_corrupted_or_tampered_checkpoints_are_clear_errors(trained, tmp_path):
+    source = trained["checkpoint"]
+    copy = tmp_path / "model.zip"
+    shutil.copy(source, copy)
+    shutil.copy(source.replace(".zip", ".json"), tmp_path / "model.json")
+    load_policy(copy)  # the intact copy loads
+    copy.write_bytes(copy.read_bytes()[:200])
+    with pytest.raises(ValueError, match="SHA-256"):
+        load_policy(copy)
+    # A zip with no policy inside and a sidecar that vouches for it: unreadable, not a crash.
+    empty = tmp_path / "empty.zip"
+    with zipfile.ZipFile(empty, "w") as archive:
+        archive.writestr("data", "{}")
+    side = json.loads((tmp_path / "model.json").read_text())
+    side["sha256"] = ""
+    (tmp_path / "empty.json").write_text(json.dumps(side))
+    with pytest.raises(ValueError, match="unreadable"):
+        load_policy(empty)
+    (tmp_path / "empty.json").write_text("{not json")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        load_policy(empty)
+    with pytest.raises(ValueError, match="no sidecar"):
+        load_policy(tmp_path / "missing.zip")
+
+
+def test_training_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="--players"):
+        train_module.main(["--players", "7"])
+    with pytest.raises(ValueError, match="--env"):
+        train_module.main(["--env", "chess"])
+    with pytest.raises(ValueError, match="unknown rules option"):
+        train_module.main(["--rules", "colour_blind=true", "--total-timesteps", "64"])
+    with pytest.raises(ValueError, match="key=value"):
+        parse_rules(["memory"])
+
+
+def test_every_training_argument_is_documented():
+    docs = field_docs(train_module.Args)
+    import dataclasses
+
+    assert {f.name for f in dataclasses.fields(train_module.Args)} == set(docs)
+
+
+def test_play_driven_by_scripted_input():
+    lines = iter(["nonsense", "0"] + ["0"] * 400)
+    out = io.StringIO()
+    result = play_module.play(play_module.Args(opponents="greedy", seed=1), read=lambda: next(lines), out=out)
+    text = out.getvalue()
+    assert "is not one of your moves" in text
+    assert "Your moves: [0]" in text and "Since your last move:" in text and "seat 1 (greedy)" in text
+    assert not result["quit"] and "Game over. Scores:" in text
+    # Only what seat 0 may see: face-down cards show as ??, the draw pile's order never appears.
+    assert "??" in text and "top first" not in text
+
+
+def test_play_quits_on_eof_and_rejects_bad_seats():
+    def eof():
+        raise EOFError
+
+    out = io.StringIO()
+    assert play_module.play(play_module.Args(opponents="random,random"), read=eof, out=out)["quit"]
+    with pytest.raises(ValueError, match="--seat"):
+        play_module.play(play_module.Args(opponents="random", seat=5), read=eof, out=out)
