@@ -39,6 +39,10 @@ class GameSpec:
       winners: ``core -> [B, P] bool``, the seats that share the win by the final standings
         (read only for games that terminated).
       rules: the variant's rules options (for reprs and checkpoints).
+      call_action: the action whose outcome the drivers count per episode (Keine Ahnung: the
+        "Nothing fits anymore!" call), or None.
+      trophies: ``core -> [B, P]`` trophies held, whose rise right after ``call_action`` counts as a
+        successful call; None when ``call_action`` is None.
     """
 
     name: str
@@ -50,6 +54,8 @@ class GameSpec:
     render: Callable[[Any, int, bool], str]
     winners: Callable[[Any], np.ndarray]
     rules: dict = dataclasses.field(default_factory=dict)
+    call_action: int | None = None
+    trophies: Callable[[Any], np.ndarray] | None = None
 
     @property
     def observation_size(self) -> int:

@@ -190,6 +190,8 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
         render=lambda core, b, reveal_all: render_table(core, b, reveal_all=reveal_all),
         winners=lambda core: _winners(core.scores, core.holdings),
         rules=variant.options(),
+        call_action=int(Action.CALL),
+        trophies=lambda core: core.trophy_count,
     )
 
 

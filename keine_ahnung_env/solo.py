@@ -105,6 +105,8 @@ class LearnerGames:
         self.episodes = np.zeros(B, np.int64)  # episodes dealt so far in each game slot
         self.returns = np.zeros(B, np.float64)
         self.lengths = np.zeros(B, np.int64)
+        self.calls = np.zeros(B, np.int64)  # the learner's spec.call_action decisions this episode
+        self.call_successes = np.zeros(B, np.int64)
         self._arange = np.arange(B)
         if self._fixed is not None:
             for agent in self._fixed:
@@ -161,6 +163,8 @@ class LearnerGames:
             self.core.reset_games(g)
             self.returns[g] = 0.0
             self.lengths[g] = 0
+            self.calls[g] = 0
+            self.call_successes[g] = 0
             self.play_opponents()
             core = self.core
             g = g[core.terminated[g] | core.truncated[g]]
@@ -263,7 +267,14 @@ class LearnerGames:
                              f"legal there: {self.spec.legal_names(core.legal_mask[b])}")
         rewards = np.zeros(self.num_envs, np.float64)
         if legal.any():
+            counting = self.spec.call_action is not None
+            if counting:
+                calling = legal & (acts == self.spec.call_action)
+                before = self.spec.trophies(core)[ar, self.learner_seat].copy()
             core.step(acts, active=legal)
+            if counting:
+                self.calls += calling
+                self.call_successes += calling & (self.spec.trophies(core)[ar, self.learner_seat] > before)
             rewards += core.rewards[ar, self.learner_seat]
             rewards += self.play_opponents()
         if illegal.any():
@@ -288,12 +299,23 @@ class LearnerGames:
     def final_info(self, b: int, terminated: bool, illegal: bool) -> dict[str, Any]:
         """What an ended episode of game ``b`` reports: every seat's ``scores``, whether the learner
         is among the ``winner``s (False when truncated or ended by an illegal action), its seat,
-        and ``illegal_action``."""
+        ``illegal_action``, the ``opponents``' names and, for games with a ``call_action``, the
+        learner's ``calls``, ``call_successes`` and every seat's ``trophies``."""
         core = self.core
         seat = int(self.learner_seat[b])
         win = bool(terminated and not illegal and self.spec.winners(core)[b, seat])
-        return {"scores": [int(s) for s in core.scores[b]], "winner": win, "learner_seat": seat,
-                "illegal_action": bool(illegal)}
+        opponents = [self._agent_name(int(j)) for j in self.lineup[b] if j >= 0]
+        info = {"scores": [int(s) for s in core.scores[b]], "winner": win, "learner_seat": seat,
+                "illegal_action": bool(illegal), "opponents": opponents}
+        if self.spec.call_action is not None:
+            info["calls"] = int(self.calls[b])
+            info["call_successes"] = int(self.call_successes[b])
+            info["trophies"] = [int(t) for t in self.spec.trophies(core)[b]]
+        return info
+
+    def _agent_name(self, j: int) -> str:
+        agent = self.agents[j]
+        return str(getattr(agent, "name", type(agent).__name__))
 
 
 class SoloEnv(gymnasium.Env):

@@ -238,3 +238,25 @@ def test_truncated_games_are_flagged_for_bootstrapping():
             assert infos[i]["TimeLimit.truncated"] is True and infos[i]["winner"] is False
             assert rewards[i] == 0.0 and "terminal_observation" in infos[i]
     assert seen >= 8
+
+
+def test_episode_infos_count_the_learners_calls_and_name_its_opponents():
+    from agents.base import RandomAgent
+    from keine_ahnung_env import keine_ahnung_v0
+
+    venv = keine_ahnung_v0.sb3_vec_env(8, opponents=[RandomAgent(1), RandomAgent(2), RandomAgent(3)], seed=0)
+    venv.reset()
+    finished = []
+    for _ in range(3000):
+        masks = np.stack(venv.env_method("action_masks"))
+        actions = np.where(masks[:, 6], 6, masks.argmax(axis=1))  # call whenever allowed
+        _, _, dones, infos = venv.step(actions)
+        finished += [info for done, info in zip(dones, infos) if done]
+        if len(finished) >= 8:
+            break
+    assert len(finished) >= 8
+    assert all(info["opponents"] == ["random"] * 3 for info in finished)
+    assert sum(info["calls"] for info in finished) > 0
+    assert all(0 <= info["call_successes"] <= info["calls"] for info in finished)
+    # every trophy the learner holds came from a successful call or a cleared layout
+    assert all(sum(info["trophies"]) >= info["call_successes"] for info in finished)
