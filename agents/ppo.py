@@ -5,8 +5,8 @@ A checkpoint is two files side by side:
 * ``NAME.zip`` - the Stable-Baselines3 archive written by ``model.save`` (policy weights in
   ``policy.pth``, optimizer state, and a ``data`` entry of cloudpickled Python objects);
 * ``NAME.json`` - the sidecar: game, player count, rules options, observation version and size,
-  action count, whether observations were normalised, the policy architecture and the archive's
-  SHA-256.
+  action count, the policy's feature set (``agents/features.py``), its architecture and the
+  archive's SHA-256.
 
 Trust model: ``MaskablePPO.load`` unpickles the archive's ``data`` entry, which can run arbitrary
 code, so it is only for archives you made yourself. :func:`load_policy` never does that: it reads the
@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from .features import FEATURE_SETS, ObservationFeatures
+
 CHECKPOINT_FORMAT = "keine_ahnung_env.ppo/1"
 ACTIVATIONS = ("tanh", "relu")
 
@@ -42,7 +44,7 @@ class CheckpointInfo:
     observation_version: int
     observation_size: int
     num_actions: int
-    normalize_obs: bool
+    features: str
     net_arch: tuple[int, ...]
     activation: str
     timesteps: int = 0
@@ -71,6 +73,8 @@ class CheckpointInfo:
             object.__setattr__(info, "net_arch", tuple(int(n) for n in info.net_arch))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"checkpoint sidecar {where} has a malformed field: {exc}") from None
+        if info.features not in FEATURE_SETS:
+            raise ValueError(f"checkpoint sidecar {where}: features {info.features!r}; allowed: {FEATURE_SETS}")
         if info.activation not in ACTIVATIONS:
             raise ValueError(f"checkpoint sidecar {where}: activation {info.activation!r}; allowed: {ACTIVATIONS}")
         return info
@@ -142,8 +146,8 @@ def build_policy(info: CheckpointInfo):
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    high = np.ones(info.observation_size, np.float32) if info.normalize_obs else np.full(info.observation_size, np.inf, np.float32)
-    obs_space = spaces.Box(0.0, high, (info.observation_size,), np.float32)
+    width = ObservationFeatures(info.features, info.num_players, info.rules).size
+    obs_space = spaces.Box(0.0, 1.0, (width,), np.float32)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[info.activation]
     return MaskableActorCriticPolicy(obs_space, spaces.Discrete(info.num_actions), lambda _: 0.0,
                                      net_arch=list(info.net_arch), activation_fn=activation)
@@ -177,8 +181,8 @@ def load_policy(path: str | Path):
 class PPOAgent:
     """A MaskablePPO policy as a batched agent: ``act(observation, action_mask) -> actions``.
 
-    Observations are the raw ones of ``vector_env``; the agent normalises them itself when its
-    policy was trained on normalised observations.
+    Observations are the raw ones of ``vector_env``; the agent turns them into the policy's inputs
+    with the feature set recorded in the checkpoint.
     """
 
     def __init__(self, policy, info: CheckpointInfo, deterministic: bool = True, name: str = "ppo",
@@ -189,16 +193,7 @@ class PPOAgent:
         self.info = info
         self.deterministic = deterministic
         self.name = name
-        self._scale = None
-        if info.normalize_obs:
-            from keine_ahnung_env.games.keine_ahnung.config import Rules
-
-            rules = {k: v for k, v in info.rules.items() if k != "num_players"}
-            variant = Rules.make(info.num_players, **rules)
-            tables = variant.tables()
-            from keine_ahnung_env.games.keine_ahnung.observation import ObservationLayout
-
-            self._scale = ObservationLayout.make(info.num_players, tables.num_types).scale(tables)
+        self._features = ObservationFeatures(info.features, info.num_players, info.rules)
         self._generator = torch.Generator().manual_seed(0 if seed is None else int(seed))
 
     def reseed(self, seed: int | None) -> None:
@@ -214,8 +209,7 @@ class PPOAgent:
                              f"({self.info.num_players}-player {self.info.game}); got shape {obs.shape}")
         if mask.shape != (obs.shape[0], self.info.num_actions):
             raise ValueError(f"{self.name}: action_mask must be [batch, {self.info.num_actions}]; got {mask.shape}")
-        if self._scale is not None:
-            obs = obs * self._scale
+        obs = self._features(obs)
         with torch.no_grad():
             dist = self.policy.get_distribution(torch.as_tensor(obs), action_masks=mask)
             if self.deterministic:

@@ -130,3 +130,24 @@ def test_play_quits_on_eof_and_rejects_bad_seats():
     assert play_module.play(play_module.Args(opponents="random,random"), read=eof, out=out)["quit"]
     with pytest.raises(ValueError, match="--seat"):
         play_module.play(play_module.Args(opponents="random", seat=5), read=eof, out=out)
+
+
+def test_hint_features_read_the_observation_only():
+    from agents.features import HINT_WIDTH, ObservationFeatures
+    from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, Rules
+    from keine_ahnung_env.games.keine_ahnung.scripted import load_named
+
+    core = KeineAhnungCore(1, Rules.make(2), seed=0)
+    # Seat 0 knows its grey 1 (does not fit red 5) and its red 2 (fits); one unknown card.
+    load_named(core, layouts=[["grey 1", "red 2", "blue 6"], ["grey 4"]], piles=[["red 5"]],
+               known=["grey 1", "red 2"], start_turn=False)
+    features = ObservationFeatures("hints", 2)
+    out = features(core.observe(0))
+    assert out.shape == (1, core.obs_layout.size + HINT_WIDTH) and (out >= 0).all() and (out <= 1).all()
+    hints = out[0, core.obs_layout.size:]
+    assert hints[0] == 0.0  # a known card fits: the call cannot succeed
+    assert hints[3:9].tolist() == [0, 1, 0, 0, 0, 0] and hints[9:15].tolist() == [1, 0, 0, 0, 0, 0]
+    raw = ObservationFeatures("raw", 2)(core.observe(0))
+    np.testing.assert_allclose(raw, out[:, : core.obs_layout.size])
+    with pytest.raises(ValueError, match="features"):
+        ObservationFeatures("everything", 2)

@@ -56,6 +56,8 @@ class Args:
     """hidden layer sizes of the policy and value networks"""
     activation: str = "tanh"
     """tanh or relu"""
+    features: str = "hints"
+    """policy inputs: raw (the scaled observation) or hints (plus risk-model features; agents/features.py)"""
     opponents: str = "random,never_call,always_call,greedy,risk_caller:0.5,counter"
     """comma-separated agent specs forming the opponent pool (sampled per game and seat)"""
     self_play: bool = False
@@ -96,6 +98,8 @@ def check_args(args: Args) -> None:
             raise ValueError(f"--{name.replace('_', '-')} {getattr(args, name)}; allowed: a positive integer")
     if args.eval_every < 0:
         raise ValueError(f"--eval-every {args.eval_every}; allowed: 0 (never) or a positive integer")
+    if args.features not in ("raw", "hints"):
+        raise ValueError(f"--features {args.features!r}; allowed: raw, hints")
     if args.activation not in ("tanh", "relu"):
         raise ValueError(f"--activation {args.activation!r}; allowed: tanh, relu")
     try:
@@ -139,6 +143,7 @@ def train(args: Args) -> dict:
     from tqdm import tqdm
 
     import agents
+    from agents.features import ObservationFeatures, feature_vec_env
     from agents.ppo import CheckpointInfo, PPOAgent, save_checkpoint
     from keine_ahnung_env import keine_ahnung_v0
     from keine_ahnung_env.games.keine_ahnung.actions import NUM_ACTIONS
@@ -158,12 +163,14 @@ def train(args: Args) -> dict:
     specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
     baselines = [agents.make(s, game=args.env, seed=args.seed + 1 + i) for i, s in enumerate(specs)]
     pool = OpponentPool(baselines, args.players, args.max_snapshots)
-    env = VecMonitor(keine_ahnung_v0.sb3_vec_env(args.num_envs, opponents=pool, num_players=args.players,
-                                                 seed=args.seed, **rules))
-    obs_size = env.observation_space.shape[0]
+    features = ObservationFeatures(args.features, args.players, rules)
+    games = keine_ahnung_v0.sb3_vec_env(args.num_envs, opponents=pool, num_players=args.players, seed=args.seed,
+                                        normalize_obs=False, **rules)
+    env = VecMonitor(feature_vec_env(games, features))
     info = CheckpointInfo(game=args.env, num_players=args.players, rules=variant.options(),
-                          observation_version=OBSERVATION_VERSION, observation_size=obs_size, num_actions=NUM_ACTIONS,
-                          normalize_obs=True, net_arch=tuple(net_arch), activation=args.activation)
+                          observation_version=OBSERVATION_VERSION, observation_size=features.input_size,
+                          num_actions=NUM_ACTIONS, features=args.features, net_arch=tuple(net_arch),
+                          activation=args.activation)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
     model = MaskablePPO("MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.n_steps,
                         batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma,

@@ -1,0 +1,84 @@
+"""What a learning policy reads: the observation scaled into [0, 1], optionally with derived hints.
+
+The environment's observation stays the pure, public table (``observation.py``). A policy may add
+features computed from that observation alone, so it learns faster without seeing more:
+
+| feature set | width  | content                                                                |
+|-------------|--------|------------------------------------------------------------------------|
+| "raw"       | O      | the observation times ``ObservationLayout.scale`` (counts / their maxima) |
+| "hints"     | O + 15 | raw, then: exact call success probability (risk model), chance that an |
+|             |        | unknown card fits / is a prize, own known cards that fit now (6) and   |
+|             |        | own known cards that do not (6)                                        |
+
+Training records the set in the checkpoint sidecar; :class:`agents.ppo.PPOAgent` applies the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+FEATURE_SETS = ("raw", "hints")
+HINT_WIDTH = 15
+
+
+class ObservationFeatures:
+    """Maps raw observations ``[B, O]`` to policy inputs ``[B, O (+ 15)]`` (float32)."""
+
+    def __init__(self, kind: str, num_players: int, rules: dict | None = None):
+        from keine_ahnung_env.games.keine_ahnung.config import Rules
+        from keine_ahnung_env.games.keine_ahnung.observation import ObservationLayout
+
+        if kind not in FEATURE_SETS:
+            raise ValueError(f"features={kind!r}; allowed: {', '.join(FEATURE_SETS)}")
+        options = {k: v for k, v in (rules or {}).items() if k != "num_players"}
+        self.kind = kind
+        self.tables = Rules.make(num_players, **options).tables()
+        self.layout = ObservationLayout.make(num_players, self.tables.num_types)
+        self.scale = self.layout.scale(self.tables)
+        self.input_size = self.layout.size
+        self.size = self.input_size + (HINT_WIDTH if kind == "hints" else 0)
+
+    def __call__(self, observation: np.ndarray) -> np.ndarray:
+        obs = np.asarray(observation, np.float32)
+        scaled = obs * self.scale
+        if self.kind == "raw":
+            return scaled
+        from keine_ahnung_env.games.keine_ahnung import risk
+
+        view = risk.decode(obs, self.tables)
+        success = risk.batch_call_success_probability(obs, self.tables, view=view)
+        fit, prize = risk.unknown_fit_probability(obs, self.tables, view=view)
+        known = view.slot_state[:, 0] == risk.SLOT_KNOWN
+        fits_now = risk.face_fit_counts(view.tops, self.tables)
+        own_fits = np.take_along_axis(fits_now, view.slot_face[:, 0], axis=1) > 0  # [B, 37]: face 36 fits nothing
+        hints = np.concatenate([np.stack([success, fit, prize], axis=1), known & own_fits, known & ~own_fits],
+                               axis=1)
+        return np.concatenate([scaled, np.nan_to_num(hints, nan=0.0).astype(np.float32)], axis=1)
+
+
+def feature_vec_env(venv, features: ObservationFeatures):
+    """Wraps an SB3 VecEnv that yields raw observations so that it yields ``features(obs)``."""
+    from gymnasium import spaces
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    class FeatureVecEnv(VecEnvWrapper):
+        """Applies :class:`ObservationFeatures` to observations and terminal observations."""
+
+        def __init__(self):
+            space = spaces.Box(0.0, 1.0, (features.size,), np.float32)
+            super().__init__(venv, observation_space=space)
+
+        def reset(self):
+            return features(self.venv.reset())
+
+        def step_wait(self):
+            obs, rewards, dones, infos = self.venv.step_wait()
+            for info in infos:
+                if "terminal_observation" in info:
+                    info["terminal_observation"] = features(info["terminal_observation"][None])[0]
+            return features(obs), rewards, dones, infos
+
+        def action_masks(self):
+            return self.venv.action_masks()
+
+    return FeatureVecEnv()
