@@ -32,11 +32,11 @@ class Args:
     """the game variant family (keine_ahnung_v0)"""
     players: int = 4
     """number of players, 2-5; the learner takes one seat, rotating between games"""
-    total_timesteps: int = 1_000_000
-    """learner decisions to train on (the default takes about 10 minutes on 2 cores)"""
-    num_envs: int = 64
-    """games stepped together in one core"""
-    n_steps: int = 128
+    total_timesteps: int = 500_000
+    """learner decisions to train on (the default run takes about 10 minutes on 2 cores)"""
+    num_envs: int = 128
+    """games stepped together in one core (more games amortise the opponents' batched act calls)"""
+    n_steps: int = 64
     """learner decisions per game per rollout (rollout size = num_envs * n_steps)"""
     batch_size: int = 2048
     """minibatch size of a PPO update"""
@@ -66,11 +66,11 @@ class Args:
     """with --self-play: add a snapshot every this many PPO updates"""
     max_snapshots: int = 5
     """with --self-play: keep at most this many snapshots (oldest dropped)"""
-    eval_every: int = 40
+    eval_every: int = 20
     """evaluate against the baselines and checkpoint every this many PPO updates (0: never)"""
-    eval_games: int = 200
+    eval_games: int = 100
     """games per baseline in each periodic evaluation"""
-    final_games: int = 800
+    final_games: int = 400
     """games in the final tournament against each baseline"""
     rules: list[str] = dataclasses.field(default_factory=list)
     """rules options as key=value (e.g. memory=none allow_keep=true)"""
@@ -159,9 +159,13 @@ def train(args: Args) -> dict:
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
     net_arch = [int(n) for n in args.net_arch.split(",") if n.strip()]
 
-    # Opponents: one instance per baseline spec, shared by every game (agents are batched).
-    specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
-    baselines = [agents.make(s, game=args.env, seed=args.seed + 1 + i) for i, s in enumerate(specs)]
+    # Opponents: one instance per distinct baseline spec, shared by every game and seat (agents are
+    # batched, so each extra instance would cost one more act() call per round of play); a spec
+    # listed twice is drawn twice as often.
+    listed = [s.strip() for s in args.opponents.split(",") if s.strip()]
+    specs = list(dict.fromkeys(listed))
+    instances = {s: agents.make(s, game=args.env, seed=args.seed + 1 + i) for i, s in enumerate(specs)}
+    baselines = [instances[s] for s in listed]
     pool = OpponentPool(baselines, args.players, args.max_snapshots)
     features = ObservationFeatures(args.features, args.players, rules)
     games = keine_ahnung_v0.sb3_vec_env(args.num_envs, opponents=pool, num_players=args.players, seed=args.seed,
