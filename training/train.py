@@ -60,6 +60,12 @@ class Args:
     """policy inputs: raw (the scaled observation) or hints (plus risk-model features; agents/features.py)"""
     opponents: str = "random,never_call,always_call,greedy,risk_caller:0.5,counter"
     """comma-separated agent specs forming the opponent pool (sampled per game and seat)"""
+    imitate: str = ""
+    """warm start: imitate this agent spec (e.g. counter) before PPO; empty = start from scratch"""
+    imitation_games: int = 600
+    """with --imitate: games the teacher plays (every seat) to make the demonstrations"""
+    imitation_epochs: int = 4
+    """with --imitate: passes over the demonstrations"""
     self_play: bool = False
     """also add frozen snapshots of the learner to the opponent pool"""
     snapshot_every: int = 25
@@ -93,7 +99,7 @@ def check_args(args: Args) -> None:
     if not 2 <= args.players <= 5:
         raise ValueError(f"--players {args.players}; allowed: 2-5")
     for name in ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs", "eval_games", "final_games",
-                 "snapshot_every", "max_snapshots", "torch_threads"):
+                 "snapshot_every", "max_snapshots", "torch_threads", "imitation_games", "imitation_epochs"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} {getattr(args, name)}; allowed: a positive integer")
     if args.eval_every < 0:
@@ -150,6 +156,7 @@ def train(args: Args) -> dict:
     from keine_ahnung_env.games.keine_ahnung.config import Rules
     from keine_ahnung_env.games.keine_ahnung.observation import OBSERVATION_VERSION
 
+    from .imitation import collect_demonstrations, pretrain
     from .tournament import play_tournament
 
     torch.set_num_threads(args.torch_threads)
@@ -181,6 +188,15 @@ def train(args: Args) -> dict:
                         gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
                         policy_kwargs=dict(net_arch=net_arch, activation_fn=activation),
                         tensorboard_log=str(run_dir / "tensorboard"), seed=args.seed, device="cpu", verbose=0)
+
+    if args.imitate:
+        teacher = agents.make(args.imitate, game=args.env, seed=args.seed + 500)
+        start = time.time()
+        demos = collect_demonstrations(teacher, features, args.players, args.imitation_games, seed=args.seed + 500,
+                                       rules=rules)
+        fit = pretrain(model.policy, demos, epochs=args.imitation_epochs, seed=args.seed)
+        print(f"imitated {args.imitate}: {fit['samples']:,} decisions from {args.imitation_games} games, "
+              f"accuracy {fit['accuracy']:.3f} ({time.time() - start:.0f} s)", flush=True)
 
     def learner_agent(deterministic: bool = True) -> PPOAgent:
         """The current policy, frozen, as a batched agent."""

@@ -1,0 +1,96 @@
+"""Warm start for PPO: imitate a heuristic teacher before reinforcement learning takes over.
+
+Learning Keine Ahnung from scratch against strong opponents is slow, because a new policy almost
+never wins and the reward says little. :func:`collect_demonstrations` lets a teacher (any batched
+agent) play every seat of many games and records, for a random sample of its decisions, the policy
+inputs, the legal mask, the action and the deciding seat's final reward. :func:`pretrain` then fits
+the policy to the teacher's actions (cross-entropy under the mask) and the value head to those
+rewards, so PPO starts from the teacher's level and only has to improve on it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+
+@dataclasses.dataclass
+class Demonstrations:
+    """Teacher decisions: ``inputs [N, F] float32``, ``masks [N, A] bool``, ``actions [N]``,
+    ``returns [N] float32`` (the deciding seat's reward at the end of its game)."""
+
+    inputs: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    returns: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.actions.shape[0])
+
+
+def collect_demonstrations(teacher, features, num_players: int, games: int, seed: int = 0, keep: float = 0.5,
+                           batch: int = 256, rules: dict | None = None) -> Demonstrations:
+    """Plays ``games`` games with ``teacher`` in every seat; keeps each decision with chance ``keep``."""
+    from keine_ahnung_env import keine_ahnung_v0
+
+    rng = np.random.default_rng(seed)
+    inputs, masks, actions, returns = [], [], [], []
+    for start in range(0, games, batch):
+        n = min(batch, games - start)
+        env = keine_ahnung_v0.vector_env(n, num_players=num_players, seed=seed + start, autoreset=False,
+                                         **(rules or {}))
+        result = env.reset()
+        rows: list[tuple[np.ndarray, np.ndarray]] = []  # (game index, seat) of each kept decision
+        final = np.zeros((n, num_players), np.float32)
+        while True:
+            live = np.flatnonzero(~(result.terminated | result.truncated))
+            if live.size == 0:
+                break
+            chosen = np.zeros(n, np.int64)
+            chosen[live] = teacher.act(result.observation[live], result.action_mask[live])
+            kept = live[rng.random(live.size) < keep]
+            if kept.size:
+                inputs.append(features(result.observation[kept]))
+                masks.append(result.action_mask[kept])
+                actions.append(chosen[kept])
+                rows.append((kept + start, result.current_player[kept]))
+            result = env.step(chosen)
+            final += result.rewards
+        for games_idx, seats in rows:
+            returns.append(final[games_idx - start, seats])
+    return Demonstrations(np.concatenate(inputs), np.concatenate(masks), np.concatenate(actions),
+                          np.concatenate(returns).astype(np.float32))
+
+
+def pretrain(policy, demos: Demonstrations, epochs: int = 4, batch_size: int = 1024, learning_rate: float = 1e-3,
+             seed: int = 0) -> dict[str, float]:
+    """Fits ``policy`` (a MaskableActorCriticPolicy) to the demonstrations; returns the final
+    imitation accuracy and losses on the data."""
+    import torch
+
+    generator = np.random.default_rng(seed)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    obs = torch.as_tensor(demos.inputs)
+    acts = torch.as_tensor(demos.actions)
+    rets = torch.as_tensor(demos.returns)
+    policy.set_training_mode(True)
+    for _ in range(epochs):
+        order = generator.permutation(len(demos))
+        for start in range(0, len(demos), batch_size):
+            idx = order[start : start + batch_size]
+            values, log_prob, _ = policy.evaluate_actions(obs[idx], acts[idx], action_masks=demos.masks[idx])
+            loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(values.flatten(), rets[idx])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    policy.set_training_mode(False)
+    with torch.no_grad():
+        correct, nll = 0, 0.0
+        for start in range(0, len(demos), 8192):
+            sl = slice(start, start + 8192)
+            dist = policy.get_distribution(obs[sl], action_masks=demos.masks[sl])
+            probs = dist.distribution.probs
+            correct += int((probs.argmax(dim=1) == acts[sl]).sum())
+            nll += float(-dist.log_prob(acts[sl]).sum())
+    return {"accuracy": correct / len(demos), "nll": nll / len(demos), "samples": len(demos)}
