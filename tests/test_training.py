@@ -23,7 +23,7 @@ def trained(tmp_path_factory):
         "--players", "3", "--total-timesteps", "768", "--num-envs", "8", "--n-steps", "32", "--batch-size", "128",
         "--n-epochs", "1", "--eval-every", "1", "--eval-games", "6", "--final-games", "6", "--opponents",
         "random,greedy", "--self-play", "--snapshot-every", "1", "--out-dir", str(out), "--no-progress",
-        "--net-arch", "32,32",
+        "--net-arch", "32,32", "--imitate", "greedy", "--imitation-games", "8", "--imitation-epochs", "1",
     ])
     return summary
 
@@ -151,3 +151,29 @@ def test_hint_features_read_the_observation_only():
     np.testing.assert_allclose(raw, out[:, : core.obs_layout.size])
     with pytest.raises(ValueError, match="features"):
         ObservationFeatures("everything", 2)
+
+
+def test_imitation_fits_the_teachers_decisions():
+    from agents.features import ObservationFeatures
+    from agents.ppo import CheckpointInfo, build_policy
+    from training.imitation import collect_demonstrations, pretrain
+
+    features = ObservationFeatures("hints", 2)
+    teacher = agents.make("never_call", seed=0)
+    demos = collect_demonstrations(teacher, features, 2, games=24, seed=1, keep=1.0)
+    assert len(demos) > 500 and demos.inputs.shape[1] == features.size
+    assert demos.masks[np.arange(len(demos)), demos.actions].all()  # the teacher only plays legal moves
+    assert set(np.unique(demos.returns)) <= {-1.0, 0.0, 1.0}
+    info = CheckpointInfo(game="keine_ahnung_v0", num_players=2, rules={}, observation_version=1,
+                          observation_size=features.input_size, num_actions=44, features="hints",
+                          net_arch=(64,), activation="tanh")
+    policy = build_policy(info)
+    fit = pretrain(policy, demos, epochs=8, batch_size=256)
+    # never_call never calls: the fitted policy must have learned that CALL is not what it does
+    assert fit["accuracy"] > 0.5
+    import torch
+
+    with torch.no_grad():
+        dist = policy.get_distribution(torch.as_tensor(demos.inputs), action_masks=demos.masks)
+        p_call = dist.distribution.probs[:, 6].numpy()
+    assert p_call[demos.masks[:, 6]].mean() < 0.2
