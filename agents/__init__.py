@@ -7,9 +7,13 @@
     agents.available("keine_ahnung_v0")                 # ['always_call', 'counter', ...]
 
 Every agent has one batched method ``act(observation [B, O], action_mask [B, A]) -> int64 [B]``, a
-``name``, and a seedable generator (``seed=`` here, ``reseed(seed)`` later). Keine Ahnung agents
-infer the player count from the observation width on every call, so ``make`` takes no player count
-and one agent object plays any table size (a non-default deck is passed as ``deck=``).
+``name``, and a seedable generator (``seed=`` here, ``reseed(seed)`` later).
+
+Player count: the heuristic Keine Ahnung agents infer it from the observation width on every call,
+so one agent object plays any table size. ``make`` also accepts ``num_players=`` (and ``rules=``, a
+dict of rules options): the heuristic agents then refuse observations of another table size, and a PPO
+checkpoint trained for another variant is refused when it is built. A non-default deck is passed as
+``deck=`` (or inside ``rules``).
 
 Spec strings: ``name`` or ``name:arg1:arg2`` (positional, in the order of the entry's
 ``positional`` parameters) or ``name:key=value``. Numbers are parsed as int or float where they
@@ -136,7 +140,7 @@ def make(name: str, game: str = "keine_ahnung_v0", seed: int | None = None, **kw
     return agent
 
 
-def _random(seed=None, **kwargs):
+def _random(seed=None, num_players=None, rules=None, **kwargs):
     if kwargs:
         raise TypeError(f"unexpected arguments {sorted(kwargs)}")
     return RandomAgent(seed)

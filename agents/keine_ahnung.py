@@ -13,8 +13,8 @@ Agents:
 * ``greedy``: uses what the seat knows (:class:`GreedyAgent`); calls only when sure to succeed.
 * ``risk_caller``: greedy, and calls when the exact success probability of a call is at least
   ``threshold`` (:class:`RiskCallerAgent`).
-* ``counter``: the strongest heuristic here (:class:`CounterAgent`), card counting plus a tuned,
-  situation-dependent call rule.
+* ``counter``: the strongest heuristic here (:class:`CounterAgent`): known fitting cards held in
+  reserve, call plans judged by the exact risk model, refill attacks, look-ahead pile choices.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL, ACTION_KEEP
 from keine_ahnung_env.games.keine_ahnung.config import SLOTS, Rules
 from keine_ahnung_env.games.keine_ahnung.deck import FUNCTION_REFILL, FUNCTION_REMOVE, NUM_FACES, CardTables, DeckSpec
 from keine_ahnung_env.games.keine_ahnung.risk import (
-    SLOT_KNOWN, SLOT_UNKNOWN, TableView, batch_call_success_probability, decode, face_fit_counts,
+    SLOT_KNOWN, SLOT_UNKNOWN, TableView, all_good_probability, batch_call_success_probability, decode, face_fit_counts,
 )
 
 from .base import sample_masked
@@ -57,11 +57,21 @@ class KeineAhnungAgent:
 
     name = "keine_ahnung"
 
-    def __init__(self, seed: int | None = None, deck: DeckSpec | dict | None = None):
-        """``seed`` seeds the agent's generator (tie-breaks and random choices); ``deck`` is the
-        card set of the game (default: the standard deck)."""
+    def __init__(self, seed: int | None = None, deck: DeckSpec | dict | None = None, num_players: int | None = None,
+                 rules: dict | None = None):
+        """``seed`` seeds the agent's generator (tie-breaks and random choices); ``deck`` is the card
+        set of the game (default: the standard deck; ``rules["deck"]`` also works). The player count
+        is read from the observation width; given ``num_players``, observations of another table
+        size are refused."""
         self.rng = np.random.default_rng(seed)
+        if rules is not None and not isinstance(rules, dict):
+            raise ValueError(f"rules={rules!r}; allowed: None or a dict of rules options")
+        if deck is None and rules:
+            deck = rules.get("deck")
         self.tables: CardTables = Rules.make(2, deck=deck).tables()
+        if num_players is not None:
+            Rules.make(num_players)  # validates the player count with the rules' message
+        self.num_players = num_players
         self._compat = self.tables.compat[:, :NUM_FACES].astype(np.int64)  # [37, 36]
 
     def reseed(self, seed: int | None) -> None:
@@ -76,6 +86,9 @@ class KeineAhnungAgent:
         if B == 0:
             return actions
         view = decode(obs, self.tables)
+        if self.num_players is not None and view.num_players != self.num_players:
+            raise ValueError(f"{self.name}: made for {self.num_players} players but the observations are "
+                             f"{view.num_players}-player ones (width {obs.shape[1]})")
         main = np.flatnonzero((view.phase == Phase.MAIN) & mask[:, :ACTION_PLACE_BASE].any(1))
         place = np.flatnonzero(((view.phase == Phase.PLACE_DRAWN) | (view.phase == Phase.PLACE_REVEALED))
                                & mask[:, ACTION_PLACE_BASE:].any(1))
@@ -232,9 +245,10 @@ class RiskCallerAgent(GreedyAgent):
 
     name = "risk_caller"
 
-    def __init__(self, threshold: float = 0.5, seed: int | None = None, deck=None):
+    def __init__(self, threshold: float = 0.5, seed: int | None = None, deck=None, num_players: int | None = None,
+                 rules: dict | None = None):
         """``threshold`` in [0, 1]: 0 calls whenever allowed, 1 only when success is certain."""
-        super().__init__(seed=seed, deck=deck)
+        super().__init__(seed=seed, deck=deck, num_players=num_players, rules=rules)
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.floating, np.integer)) \
                 or not 0.0 <= float(threshold) <= 1.0:
             raise ValueError(f"threshold={threshold!r}; allowed: a number from 0 to 1 (a success probability)")
@@ -243,67 +257,135 @@ class RiskCallerAgent(GreedyAgent):
 
 
 class CounterAgent(GreedyAgent):
-    """The strongest heuristic here: card counting, tempo-aware calls and pile choices that look
-    one card ahead. Every rule below reads only the observation.
+    """The strongest heuristic here: counts cards, holds known fitting cards in reserve and calls
+    "Nothing fits anymore!" by plan. Found by seat-rotated tournaments against ``greedy`` and
+    ``risk_caller``; every rule reads only the observation. Its rules (each with its reason at the
+    line that applies it), from the highest priority down:
 
-    Parameters (tuned by seat-rotated tournaments against ``greedy`` and ``risk_caller``):
-      call_threshold: success probability needed to call with 1, 2 or 3 unknown own cards.
+    1. Refill attack: a known fitting "refill" card is played at once when an opponent holds fewer
+       than three cards.
+    2. Call plans: call now, play all known fitting cards and then call, or play a known "remove"
+       card (one pile left) and then call - the plan with the best exact success chance, when that
+       chance reaches the threshold for the number of unknown cards (lower in the endgame). With no
+       unknown card left such a plan is a sure trophy and always taken.
+    3. Reserve: reveal an unknown card while one is left, keeping known fitting cards back.
+    4. Known fitting cards, when no unknown card is left, in the order that keeps most of the rest
+       playable (and reaches a sure trophy if one is in reach).
+    5. Otherwise any legal reveal (every card left is a known misfit and calling is not allowed).
+    6. Pile choice: most own known cards kept playable plus the expected playable unknown ones
+       (a sure trophy first); a small penalty for the next player's expected playable cards; when
+       the placement empties the layout, only the next player's prospects count.
+    7. KEEP (``allow_keep``) is never chosen: placing a fitting card is always progress.
+
+    Parameters:
+      call_threshold: success probability needed for a planned call with 1, 2 or 3 unknown cards.
       endgame_threshold: the same when at most ``endgame_trophies`` trophies are left.
+      known_weight: worth of one own known card kept playable, against an unknown card's chance.
       harm_weight: weight of the next player's expected playable cards in pile choices.
+      refill_attack: play a known "refill" card at once when an opponent holds fewer than 3 cards.
     """
 
     name = "counter"
 
     def __init__(self, seed: int | None = None, deck=None, call_threshold=(0.7, 0.7, 0.7),
-                 endgame_threshold=(0.5, 0.5, 0.5), endgame_trophies: int = 2, harm_weight: float = 0.2,
-                 refill_weight: float = 0.5, remove_penalty: float = 0.5, call_aware_piles: bool = True):
-        super().__init__(seed=seed, deck=deck)
+                 endgame_threshold=(0.5, 0.5, 0.5), endgame_trophies: int = 2, known_weight: float = 1.0,
+                 harm_weight: float = 0.05, refill_attack: bool = True, num_players: int | None = None,
+                 rules: dict | None = None):
+        """See the class docstring for the parameters; bad values raise ValueError."""
+        super().__init__(seed=seed, deck=deck, num_players=num_players, rules=rules)
         self.call_threshold = np.array(_probabilities(call_threshold, "call_threshold"))
         self.endgame_threshold = np.array(_probabilities(endgame_threshold, "endgame_threshold"))
+        if isinstance(endgame_trophies, bool) or not isinstance(endgame_trophies, (int, np.integer)) or endgame_trophies < 0:
+            raise ValueError(f"endgame_trophies={endgame_trophies!r}; allowed: a non-negative integer")
         self.endgame_trophies = int(endgame_trophies)
+        self.known_weight = float(known_weight)
         self.harm_weight = float(harm_weight)
-        self.refill_weight = float(refill_weight)
-        self.remove_penalty = float(remove_penalty)
-        self.call_aware_piles = bool(call_aware_piles)
+        self.refill_attack = bool(refill_attack)
+        good = ~self.tables.compat[self.tables.type_face][:, :NUM_FACES] & ~self.tables.type_is_prize[:, None]
+        self._good_vs_single = good.astype(np.int64)  # [T, 36]: type does not end a call against one top
 
-    def _call_wanted(self, view: TableView, p: np.ndarray) -> np.ndarray:
-        # Calls with unknown cards trade a sure trophy next turn for one now: worth it only when
-        # the chance is high, and more readily when few trophies are left to race for.
-        u = (view.slot_state[:, 0] == SLOT_UNKNOWN).sum(1)
-        index = np.clip(u, 1, 3) - 1
+    # ------------------------------------------------------------------ reveal or call
+
+    def _main(self, view: TableView, mask: np.ndarray) -> np.ndarray:
+        unknown, known, fits = self._own(view)
+        slot_legal = mask[:, :SLOTS]
+        can_call = mask[:, ACTION_CALL]
+        fit = slot_legal & known & (fits > 0)
+        reveal_unknown = slot_legal & unknown
+        k = (view.slot_state[:, 0] != 0).sum(1)
+        u = unknown.sum(1)
+        n_fit = fit.sum(1)
+        pool = view.pool
+        n = pool.sum(1)
+        good_now = (pool * (face_fit_counts(view.tops, self.tables)[:, self.tables.type_face] == 0)
+                    * ~self.tables.type_is_prize[None]).sum(1)
+        p_now = np.nan_to_num(all_good_probability(good_now, n, u), nan=0.0)
         late = view.table_counts[:, 2] <= self.endgame_trophies
-        threshold = np.where(late, self.endgame_threshold[index], self.call_threshold[index])
-        return p >= threshold
+        level = np.clip(u, 1, 3) - 1
+        threshold = np.where(late, self.endgame_threshold[level], self.call_threshold[level])
+        threshold = np.where(u == 0, 0.0, threshold)
 
-    def _known_fit_score(self, view: TableView, fits: np.ndarray) -> np.ndarray:
-        # Among known fitting cards, play first the one whose best placement keeps the most of the
-        # rest playable; a refill card goes first when it would hand opponents cards, last when it
-        # would be wasted; a remove card (which leaves one pile) goes last while unknown cards remain.
+        # Plan "call now": no known card fits, so the unknown cards alone decide the call.
+        p_call = np.where(can_call & (n_fit == 0), p_now, -1.0)
+        # Plan "play the known fitting cards, then call": open when that leaves at most 3 cards.
+        p_fits = np.where((n_fit > 0) & (k - n_fit <= 3), p_now, -1.0)
+        # Plan "play a known remove card, then call": one pile is left, which few cards fit.
+        remove = fit & (view.slot_function[:, 0] == FUNCTION_REMOVE) & (k - 1 <= 3)[:, None]
+        single = np.minimum(view.slot_face[:, 0], NUM_FACES - 1)
+        g_single = np.einsum("bt,bts->bs", pool, self._good_vs_single[:, single].transpose(1, 0, 2))
+        p_remove = np.where(remove, np.nan_to_num(all_good_probability(g_single, n[:, None], u[:, None]), nan=0.0), -1.0)
+        best_remove = p_remove.max(1)
+
+        z = np.zeros(slot_legal.shape)
+        # With nothing better, reveal any legal card (all remaining cards are known misfits).
+        out = np.where(slot_legal.any(1), self._pick(z, slot_legal), ACTION_CALL)
+        best_fit = self._pick(self._known_fit_score(view, fits, fit.any(1)), fit)
+        # Known fitting cards are a reserve: while unknown cards are left, reveal those first (a known
+        # card kept back can still be played later, or joins a sure call after the piles change).
+        out = np.where(fit.any(1), best_fit, out)
+        out = np.where(reveal_unknown.any(1), self._pick(z, reveal_unknown), out)
+        # A call plan is taken when its success chance reaches the threshold (always when sure).
+        take_fits = (p_fits >= threshold) & (p_fits >= p_call) & (p_fits >= best_remove)
+        take_remove = ~take_fits & (best_remove >= threshold) & (best_remove >= p_call)
+        take_call = ~take_fits & ~take_remove & (p_call >= threshold)
+        out = np.where(take_fits, best_fit, out)
+        out = np.where(take_remove, self._pick(p_remove, remove), out)
+        out = np.where(take_call, ACTION_CALL, out)
+        # A known refill card played now tops every opponent with fewer than 3 cards back up to 3,
+        # spoiling their sure calls: an attack worth more than any plan of one's own.
+        if self.refill_attack:
+            short = ((view.slot_state[:, 1:] != 0).sum(-1) < 3).any(1)
+            refill = fit & (view.slot_function[:, 0] == FUNCTION_REFILL) & short[:, None]
+            out = np.where(refill.any(1), self._pick(z, refill), out)
+        return out
+
+    def _known_fit_score(self, view: TableView, fits: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
+        # Among known fitting cards, play first the one whose best placement leaves the best own
+        # prospects (most known cards still playable, a sure trophy in reach).
         B = fits.shape[0]
         unknown, known, _ = self._own(view)
         score = np.zeros((B, SLOTS))
-        short = np.clip(3 - (view.slot_state[:, 1:] != 0).sum(-1), 0, None).sum(1)  # cards opponents would get
         for s in range(SLOTS):
-            c = view.slot_face[:, 0, s]
-            playable = known[:, s] & (fits[:, s] > 0)
+            playable = known[:, s] & (fits[:, s] > 0) & (True if where is None else where)
             if not playable.any():
                 continue
-            after = self._after_cover(view, c, view.slot_function[:, 0, s])
-            others = known.copy()
+            rows = np.flatnonzero(playable)
+            sub = _rows(view, rows)
+            c = sub.slot_face[:, 0, s]
+            after = self._after_cover(sub, c, sub.slot_function[:, 0, s])
+            others = known[rows].copy()
             others[:, s] = False
-            own = self._own_value(view, after, others, unknown)  # [B, 36]
-            options = (self._compat[np.minimum(c, NUM_FACES)] > 0) & (view.tops > 0)
-            best = np.where(options, own, -np.inf).max(1)
-            fn = view.slot_function[:, 0, s]
-            bonus = np.where(fn == FUNCTION_REFILL, np.where(short > 0, self.refill_weight * short, -self.refill_weight), 0.0)
-            bonus = bonus - np.where((fn == FUNCTION_REMOVE) & unknown.any(1), self.remove_penalty, 0.0)
-            score[:, s] = np.where(playable, best + bonus, 0.0)
+            own = self._own_value(sub, after, others, unknown[rows])
+            options = (self._compat[c] > 0) & (sub.tops > 0)
+            score[rows, s] = np.where(options, own, -np.inf).max(1)
         return score
+
+    # ------------------------------------------------------------------ pile choice
 
     def _after_cover(self, view: TableView, card_face: np.ndarray | None = None,
                      card_function: np.ndarray | None = None) -> np.ndarray:
-        """[B, 37, 36] bool: would a card of face x fit after ``card_face`` (default: the pending
-        card) covers the pile showing face f? A remove card leaves its own pile only."""
+        """[B, 37, 36] bool: would a card of face x fit after the card (default: the pending one)
+        covers the pile showing face f? A remove card leaves its own pile only."""
         c = view.pending_face if card_face is None else card_face
         fn = view.pending_function if card_function is None else card_function
         c = np.minimum(c, NUM_FACES - 1)
@@ -316,25 +398,17 @@ class CounterAgent(GreedyAgent):
         return after
 
     def _own_value(self, view: TableView, after: np.ndarray, known: np.ndarray, unknown: np.ndarray) -> np.ndarray:
-        """[B, 36]: own known cards playable after each cover plus expected playable unknown ones;
-        when the layout will be down to three cards or fewer, the chance of a successful call
-        counts too (narrow tops favour a call)."""
+        """[B, 36]: per pile covered, own known cards kept playable (weighted) plus the expected
+        playable unknown ones; with no unknown card left, reaching a sure trophy (at most three
+        cards that do not fit once the fitting ones are played) is worth more than anything."""
         known_fit = np.take_along_axis(after, view.slot_face[:, 0][:, :, None], axis=1)
         n_known = (known_fit & known[:, :, None]).sum(1)
         pool = view.pool.astype(np.float64)
-        n = np.maximum(pool.sum(1, keepdims=True), 1.0)
-        q = np.einsum("bt,btf->bf", pool, after[:, self.tables.type_face, :]) / n
+        q = np.einsum("bt,btf->bf", pool, after[:, self.tables.type_face, :]) / np.maximum(pool.sum(1, keepdims=True), 1.0)
         u = unknown.sum(1, keepdims=True)
-        value = n_known + u * q
-        if self.call_aware_piles:
-            k = known.sum(1) + unknown.sum(1)
-            dead = (known_fit & known[:, :, None]).any(1)  # a known card fits: play it rather than call
-            prizes = (pool * self.tables.type_is_prize[None]).sum(1, keepdims=True) / n
-            good = np.clip(1.0 - q - prizes, 0.0, 1.0)
-            p = good ** u  # with-replacement approximation of the hypergeometric
-            callable_ = ((k <= 3) & (k > 0))[:, None] & ~dead & (u > 0)
-            value = np.where(callable_, np.maximum(value, u * p), value)
-        return value
+        k = known.sum(1, keepdims=True) + u
+        sure = (u == 0) & (k - n_known <= 3)
+        return self.known_weight * n_known + u * q + 10.0 * sure
 
     def _pile_scores(self, view: TableView) -> np.ndarray:
         # Own prospects first; the next player's expected playable cards count against a pile.
@@ -344,13 +418,10 @@ class CounterAgent(GreedyAgent):
         known, unknown = self._remaining_own(view)
         own = self._own_value(view, after, known, unknown)
         nxt_state = view.slot_state[:, 1]
-        nxt_known = nxt_state == SLOT_KNOWN
         nxt_fit = np.take_along_axis(after, view.slot_face[:, 1][:, :, None], axis=1)
         pool = view.pool.astype(np.float64)
         q = np.einsum("bt,btf->bf", pool, after[:, self.tables.type_face, :]) / np.maximum(pool.sum(1, keepdims=True), 1.0)
-        nxt = (nxt_fit & nxt_known[:, :, None]).sum(1) + (nxt_state == SLOT_UNKNOWN).sum(1, keepdims=True) * q
-        big = ((nxt_state != 0).sum(1) > 3)[:, None]
-        harm = np.where(big, nxt, 0.0)
+        harm = (nxt_fit & (nxt_state == SLOT_KNOWN)[:, :, None]).sum(1) + (nxt_state == SLOT_UNKNOWN).sum(1, keepdims=True) * q
         clearing = ~(known.any(1) | unknown.any(1))[:, None] & (view.pending_slot >= 0)[:, None]
         return np.where(clearing, -harm, own - self.harm_weight * harm)
 

@@ -16,10 +16,11 @@ the same per-game generator). ``games`` is rounded up to a whole number of deals
 Statistics per agent, over its appearances: wins (a shared win counts 1/number of winners, so win
 rates add up to 1 per game), a 95% Wilson interval on the win rate, mean score and trophies, CALL
 attempts and successes (a success is the caller's trophy count going up on the CALL), and an
-openskill Plackett-Luce rating from the final ranks. Games are rated in deal-major order after all
-are played, so the ratings are reproducible. When an agent holds several seats of one game, each
-seat is rated as its own player from the agent's current rating and the agent takes the mean of
-the new mu and sigma. Truncated games (``max_turns``) are scored and ranked as they stood.
+openskill Plackett-Luce rating from the final ranks. Online ratings depend on the order of the
+games, so after all games are played they are rated in several seeded random orders and mu and
+sigma averaged (reproducible, and not dominated by the last games). When an agent holds several
+seats of one game, each seat is rated as its own player from the agent's current rating and the
+agent takes the mean of the new mu and sigma. Tables list the agents by win rate. Truncated games (``max_turns``) are scored and ranked as they stood.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def wilson_interval(wins: float, n: float, z: float = Z95) -> tuple[float, float
     denom = 1 + z * z / n
     centre = (phat + z * z / (2 * n)) / denom
     half = z * math.sqrt(max(phat * (1 - phat), 0.0) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # Rounding must not put the interval beside its own estimate at 0 or 1.
+    return max(0.0, min(centre - half, phat)), min(1.0, max(centre + half, phat))
 
 
 def lineups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
@@ -80,26 +82,32 @@ class AgentResult:
 
     @property
     def win_rate(self) -> float:
+        """Wins (shared wins split) per appearance."""
         return self.wins / self.games if self.games else float("nan")
 
     @property
     def win_interval(self) -> tuple[float, float]:
+        """95% Wilson interval of the win rate."""
         return wilson_interval(self.wins, self.games)
 
     @property
     def mean_score(self) -> float:
+        """Mean final score (trophy + prize points) per appearance."""
         return self.score_sum / self.games if self.games else float("nan")
 
     @property
     def mean_trophies(self) -> float:
+        """Mean trophies won per appearance."""
         return self.trophy_sum / self.games if self.games else float("nan")
 
     @property
     def calls_per_game(self) -> float:
+        """CALL attempts ("Nothing fits anymore!") per appearance."""
         return self.call_attempts / self.games if self.games else float("nan")
 
     @property
     def call_success_rate(self) -> float:
+        """Share of calls that won a trophy (NaN without calls)."""
         return self.call_successes / self.call_attempts if self.call_attempts else float("nan")
 
     @property
@@ -133,6 +141,14 @@ class TournamentResult:
     agents: list[AgentResult]
     truncated: int
     mean_turns: float
+    game_deal: np.ndarray | None = None
+    """[games] the deal (seed index) of each game."""
+    game_lineup: np.ndarray | None = None
+    """[games] the line-up (row of ``lineups``) of each game."""
+    game_scores: np.ndarray | None = None
+    """[games, P] final scores per seat."""
+    game_turns: np.ndarray | None = None
+    """[games] turns played."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready description of the tournament and its results."""
@@ -144,11 +160,11 @@ class TournamentResult:
         }
 
     def table(self) -> str:
-        """A plain-text table, best ordinal first."""
+        """A plain-text table, highest win rate first."""
         head = (f"{'agent':<22} {'games':>6} {'win%':>6} {'95% CI':>13} {'score':>6} {'troph':>5} "
                 f"{'calls/g':>7} {'call ok%':>8} {'mu':>6} {'sigma':>5} {'ordinal':>7}")
         lines = [head, "-" * len(head)]
-        for a in sorted(self.agents, key=lambda r: -r.ordinal):
+        for a in sorted(self.agents, key=lambda r: -r.win_rate):
             low, high = a.win_interval
             ok = f"{100 * a.call_success_rate:8.1f}" if a.call_attempts else f"{'-':>8}"
             lines.append(
@@ -161,7 +177,7 @@ class TournamentResult:
         """The same table in Markdown."""
         lines = ["| agent | games | win % | 95% CI | mean score | mean trophies | calls/game | call success % | mu | sigma | ordinal |",
                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-        for a in sorted(self.agents, key=lambda r: -r.ordinal):
+        for a in sorted(self.agents, key=lambda r: -r.win_rate):
             low, high = a.win_interval
             ok = f"{100 * a.call_success_rate:.1f}" if a.call_attempts else "-"
             lines.append(f"| {a.name} | {a.games} | {100 * a.win_rate:.1f} | [{100 * low:.1f}, {100 * high:.1f}] | "
@@ -184,18 +200,20 @@ def _validate(env: str, num_players: int, games: int, batch_size: int) -> None:
 
 def play_tournament(agents: Sequence[Any], num_players: int = 4, games: int = 2000, seed: int = 0,
                     env: str = "keine_ahnung_v0", batch_size: int = 1024, progress: bool = False,
-                    names: Sequence[str] | None = None, **rules: Any) -> TournamentResult:
+                    names: Sequence[str] | None = None, rating_passes: int = 8, **rules: Any) -> TournamentResult:
     """Plays a seat-rotated tournament between ``agents`` (objects with ``act(obs, mask)``).
 
     ``games`` is rounded up to a whole number of deals (one deal per line-up); ``batch_size`` games
     are stepped together; ``rules`` are Keine Ahnung rules options (``memory=``, ``allow_keep=``...).
-    ``names`` label the agents (default: their ``name`` attributes, made unique). Raises ValueError
-    for a bad env, player count, game count or batch size.
+    ``names`` label the agents (default: their ``name`` attributes, made unique); ``rating_passes``
+    is the number of random game orders the ratings are averaged over. Raises ValueError for a bad
+    env, player count, game count or batch size.
     """
     from keine_ahnung_env import keine_ahnung_v0
-    from openskill.models import PlackettLuce
 
     _validate(env, num_players, games, batch_size)
+    if isinstance(rating_passes, bool) or not isinstance(rating_passes, (int, np.integer)) or rating_passes < 1:
+        raise ValueError(f"rating_passes={rating_passes!r}; allowed: a positive integer")
     agents = list(agents)
     names = list(names) if names is not None else _unique_names([getattr(a, "name", type(a).__name__) for a in agents])
     if len(names) != len(agents):
@@ -245,22 +263,42 @@ def play_tournament(agents: Sequence[Any], num_players: int = 4, games: int = 20
         res.call_attempts = int(calls[mine].sum())
         res.call_successes = int(call_wins[mine].sum())
 
-    model = PlackettLuce()
-    ratings = [model.rating(name=n) for n in names]
     ranks = 1 + (key[:, None, :] > key[:, :, None]).sum(axis=2)  # [total, P]: 1 = best, ties share
-    for g in range(total):
-        seats = seat_agent[g]
-        new = model.rate([[ratings[a]] for a in seats], ranks=ranks[g].tolist())
-        for a in np.unique(seats):
-            mine = np.flatnonzero(seats == a)
-            mu = float(np.mean([new[s][0].mu for s in mine]))
-            sigma = float(np.mean([new[s][0].sigma for s in mine]))
-            ratings[a] = model.rating(mu=mu, sigma=sigma, name=names[a])
-    for res, r in zip(results, ratings):
-        res.mu, res.sigma = float(r.mu), float(r.sigma)
+    mu, sigma = _rate(names, seat_agent, ranks, rating_passes, seed)
+    for a, res in enumerate(results):
+        res.mu, res.sigma = float(mu[a]), float(sigma[a])
     return TournamentResult(env=env, num_players=P, games=total, deals=deals, lineups=[tuple(map(int, l)) for l in table],
                             seed=int(seed), rules=_jsonable(rules_used), agents=results,
-                            truncated=int(truncated.sum()), mean_turns=float(turns.mean()))
+                            truncated=int(truncated.sum()), mean_turns=float(turns.mean()),
+                            game_deal=deal_of, game_lineup=lineup_of, game_scores=scores, game_turns=turns)
+
+
+def _rate(names: list[str], seat_agent: np.ndarray, ranks: np.ndarray, passes: int, seed: int
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """Plackett-Luce ratings from every game's ranks, averaged over ``passes`` random game orders.
+
+    Online rating updates depend on the order of the games (the last few hundred weigh most), so
+    the games are rated in several seeded random orders and the mu and sigma averaged. When one agent
+    holds several seats of a game, each seat is rated from the agent's rating and the agent takes
+    the mean of the updates.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    rng = np.random.default_rng([int(seed), 7])
+    mus, sigmas = [], []
+    for _ in range(passes):
+        ratings = [model.rating(name=n) for n in names]
+        for g in rng.permutation(len(ranks)):
+            seats = seat_agent[g]
+            new = model.rate([[ratings[a]] for a in seats], ranks=ranks[g].tolist())
+            for a in np.unique(seats):
+                mine = np.flatnonzero(seats == a)
+                ratings[a] = model.rating(mu=float(np.mean([new[s][0].mu for s in mine])),
+                                          sigma=float(np.mean([new[s][0].sigma for s in mine])), name=names[a])
+        mus.append([r.mu for r in ratings])
+        sigmas.append([r.sigma for r in ratings])
+    return np.mean(mus, axis=0), np.mean(sigmas, axis=0)
 
 
 def _unique_names(names: list[str]) -> list[str]:
@@ -290,9 +328,11 @@ def _play_batch(agents, seat_agents: np.ndarray, sequences, P: int, rules: dict,
     B = idx.size
     env = keine_ahnung_v0.vector_env(B, P, seed=0, autoreset=False, **rules)
     core = env.core
-    # Common random deals: game i of this batch is dealt from its deal's seed, whatever its line-up.
-    core.rngs = [np.random.Generator(np.random.PCG64(s)) for s in sequences]
     env.reset()
+    # Common random deals: game i of this batch is re-dealt from its deal's seed, whatever its
+    # line-up (after the env's own first reset, which deals from the env seed).
+    core.rngs = [np.random.Generator(np.random.PCG64(s)) for s in sequences]
+    core.reset_games(np.arange(B))
     rows = np.arange(B)
     n_calls = np.zeros((B, P), np.int64)
     n_call_wins = np.zeros((B, P), np.int64)

@@ -44,7 +44,7 @@ __all__ = [
     "SLOT_EMPTY", "SLOT_UNKNOWN", "SLOT_KNOWN", "TableView", "decode", "layout_for", "call_is_legal",
     "call_success_probability", "batch_call_success_probability", "exact_call_success_probability",
     "unknown_fit_probability", "expected_trophy_value", "expected_call_value", "monte_carlo_call_success",
-    "binomial_interval_contains", "wilson_interval", "collect_call_states", "face_fit_counts",
+    "binomial_interval_contains", "wilson_interval", "collect_call_states", "face_fit_counts", "all_good_probability",
 ]
 
 SLOT_EMPTY, SLOT_UNKNOWN, SLOT_KNOWN = 0, 1, 2
@@ -113,6 +113,7 @@ class TableView:
 
     @property
     def num_players(self) -> int:
+        """Players at the table (from the observation width)."""
         return self.layout.num_players
 
 
@@ -169,7 +170,18 @@ def decode(observation: np.ndarray, tables: CardTables | None = None) -> TableVi
 
 def face_fit_counts(tops: np.ndarray, tables: CardTables) -> np.ndarray:
     """[B, 37] int: how many pile tops a card of each face fits (the last column, prizes, is 0)."""
-    return np.asarray(tops, np.int64) @ tables.compat[:, :NUM_FACES].T.astype(np.int64)
+    # A float matmul (BLAS) is much faster than an integer one; the counts are small and exact.
+    return np.rint(np.asarray(tops, np.float64) @ _compat_t(tables)).astype(np.int64)
+
+
+_COMPAT_T: dict[int, np.ndarray] = {}
+
+
+def _compat_t(tables: CardTables) -> np.ndarray:
+    key = id(tables.compat)
+    if key not in _COMPAT_T:
+        _COMPAT_T[key] = tables.compat[:, :NUM_FACES].T.astype(np.float64)
+    return _COMPAT_T[key]
 
 
 def _fit_counts(faces: np.ndarray, tops: np.ndarray, tables: CardTables) -> np.ndarray:
@@ -187,8 +199,9 @@ def _bad_pool_counts(view: TableView, tables: CardTables) -> tuple[np.ndarray, n
     return view.pool.sum(-1), (view.pool * good).sum(-1)
 
 
-def _hypergeometric_all_good(g: np.ndarray, n: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """C(g, u) / C(n, u) as float64, i.e. prod_{i<u} (g-i)/(n-i); NaN where n < u."""
+def all_good_probability(g: np.ndarray, n: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """C(g, u) / C(n, u) as float64, i.e. prod_{i<u} (g-i)/(n-i): the chance that ``u`` cards drawn
+    without replacement from ``n``, of which ``g`` are good, are all good. NaN where n < u."""
     g, n, u = (np.asarray(x, np.float64) for x in (g, n, u))
     out = np.ones(np.broadcast(g, n, u).shape, np.float64)
     for i in range(SLOTS):
@@ -216,7 +229,7 @@ def batch_call_success_probability(observation: np.ndarray, tables: CardTables |
     known_fit = ((_fit_counts(v.slot_face[:, seat], v.tops, t) > 0) & (state == SLOT_KNOWN)).any(-1)
     u = (state == SLOT_UNKNOWN).sum(-1)
     n, g = _bad_pool_counts(v, t)
-    p = np.where(known_fit, 0.0, _hypergeometric_all_good(g, n, u))
+    p = np.where(known_fit, 0.0, all_good_probability(g, n, u))
     return np.where(v.phase == Phase.OVER, np.nan, p)
 
 
@@ -239,6 +252,8 @@ def exact_call_success_probability(observation: np.ndarray, tables: CardTables |
     if obs.ndim != 1:
         raise ValueError(f"exact_call_success_probability takes one observation [O]; got shape {obs.shape}")
     v = decode(obs, t)
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < v.num_players:
+        raise ValueError(f"seat={seat!r}; allowed: a relative seat 0..{v.num_players - 1}")
     if v.phase[0] == Phase.OVER:
         return None
     state = v.slot_state[0, seat]

@@ -1,0 +1,228 @@
+"""Agents: the registry, legality on many states, the heuristics' rules on built tables, and
+strength (greedy over random and never_call, counter over greedy)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+from agents.keine_ahnung import CounterAgent, GreedyAgent, RiskCallerAgent
+from keine_ahnung_env import keine_ahnung_v0
+from keine_ahnung_env.games.keine_ahnung import risk
+from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL, ACTION_KEEP, ACTION_PLACE_BASE, NUM_ACTIONS, Phase
+from keine_ahnung_env.games.keine_ahnung.config import Rules
+from keine_ahnung_env.games.keine_ahnung.deck import COLOURS, NUM_NUMBERS
+from training.tournament import play_tournament
+
+from test_risk import BAD, GOOD, build_obs  # noqa: E402 (tests/ is on sys.path under pytest)
+
+HEURISTICS = ["random", "never_call", "always_call", "greedy", "risk_caller:0.6", "counter"]
+
+
+def face(colour: str, number: int) -> int:
+    return COLOURS.index(colour) * NUM_NUMBERS + number - 1
+
+
+def mask_for(obs: np.ndarray, extra=()) -> np.ndarray:
+    """The MAIN-phase mask of a built observation: reveal every own card, call with 1-3 cards."""
+    view = risk.decode(obs)
+    mask = np.zeros((1, NUM_ACTIONS), bool)
+    cards = view.slot_state[0, 0] != risk.SLOT_EMPTY
+    mask[0, :6] = cards
+    mask[0, ACTION_CALL] = cards.sum() <= 3
+    for a in extra:
+        mask[0, a] = True
+    return mask
+
+
+# ------------------------------------------------------------------------------------- registry
+
+
+def test_registry_lists_and_builds_every_agent():
+    names = agents.available("keine_ahnung_v0")
+    assert {"random", "never_call", "always_call", "greedy", "risk_caller", "counter", "ppo"} <= set(names)
+    for spec in HEURISTICS:
+        agent = agents.make(spec, game="keine_ahnung_v0", seed=1)
+        assert agent.name == spec
+        assert hasattr(agent, "act") and hasattr(agent, "reseed")
+    assert agents.make("risk_caller", threshold=0.25).threshold == 0.25
+    assert agents.make("risk_caller:threshold=0.3").threshold == 0.3
+    assert agents.make("risk_caller:0.6", threshold=0.7).threshold == 0.7  # keywords win
+    assert isinstance(agents.make("counter", call_threshold=0.9, num_players=3), CounterAgent)
+
+
+def test_registry_errors_are_clear():
+    with pytest.raises(ValueError, match="unknown agent 'nope'.*available: always_call, counter, greedy"):
+        agents.make("nope")
+    with pytest.raises(ValueError, match="unknown game"):
+        agents.make("greedy", game="chess")
+    with pytest.raises(ValueError, match=r"threshold=1\.5; allowed: a number from 0 to 1"):
+        agents.make("risk_caller:1.5")
+    with pytest.raises(ValueError, match="threshold='high'"):
+        agents.make("risk_caller:high")
+    with pytest.raises(ValueError, match="'greedy' takes: none"):
+        agents.make("greedy:3")
+    with pytest.raises(ValueError, match="rejected its arguments"):
+        agents.make("greedy", colour="red")
+    with pytest.raises(ValueError, match="num_players"):
+        agents.make("greedy", num_players=9)
+    with pytest.raises(ValueError, match="call_threshold"):
+        agents.make("counter", call_threshold=(0.5, 2.0, 0.5))
+
+
+def test_lazy_entries_fail_clearly_until_their_module_exists():
+    agents.register("future_agent", "agents.not_written_yet:make_agent", positional=("path",))
+    try:
+        with pytest.raises(ValueError, match="not available yet.*agents.not_written_yet"):
+            agents.make("future_agent:some/file.zip")
+    finally:
+        agents._REGISTRY["keine_ahnung_v0"].pop("future_agent")
+    # The PPO entry resolves lazily to agents/ppo.py, which wants a checkpoint path.
+    with pytest.raises(ValueError, match="path"):
+        agents.make("ppo")
+    assert agents.parse_spec("ppo:C:/runs/a:b.zip") == ("ppo", {"path": "C:/runs/a:b.zip"})
+    assert agents.parse_spec("risk_caller:0.6") == ("risk_caller", {"threshold": 0.6})
+
+
+# ------------------------------------------------------------------------------------- legality
+
+
+@pytest.mark.parametrize("num_players,rules", [(2, {}), (3, {"memory": "none"}), (4, {"allow_keep": True}),
+                                               (5, {}), (4, {"memory": "none", "allow_keep": True})])
+def test_every_agent_returns_legal_actions_on_many_states(num_players, rules):
+    pool = [agents.make(spec, seed=i) for i, spec in enumerate(HEURISTICS)]
+    env = keine_ahnung_v0.vector_env(48, num_players, seed=num_players, autoreset=True, **rules)
+    result = env.reset()
+    rng = np.random.default_rng(0)
+    checked = 0
+    for step in range(150):
+        obs, mask = result.observation, result.action_mask
+        choices = []
+        for agent in pool:
+            actions = agent.act(obs, mask)
+            assert actions.dtype == np.int64 and actions.shape == (48,)
+            assert mask[np.arange(48), actions].all(), agent.name
+            choices.append(actions)
+        if rules.get("allow_keep"):
+            assert not (np.stack(choices[3:]) == ACTION_KEEP).any()  # the heuristics never keep
+        checked += 48
+        result = env.step(np.stack(choices)[rng.integers(len(pool), size=48), np.arange(48)])
+    assert checked >= 7000
+
+
+def test_agents_infer_the_table_size_and_refuse_a_wrong_one():
+    agent = agents.make("counter", seed=0)
+    for P in (2, 5):
+        result = keine_ahnung_v0.vector_env(4, P, seed=1).reset()
+        assert agent.act(result.observation, result.action_mask).shape == (4,)
+    fixed = agents.make("greedy", num_players=3)
+    result = keine_ahnung_v0.vector_env(2, 4, seed=1).reset()
+    with pytest.raises(ValueError, match="made for 3 players but the observations are 4-player"):
+        fixed.act(result.observation, result.action_mask)
+    with pytest.raises(ValueError, match="matches no player count"):
+        agent.act(np.zeros((2, 99), np.float32), np.ones((2, NUM_ACTIONS), bool))
+    with pytest.raises(ValueError, match="columns"):
+        agent.act(result.observation, np.ones((2, 5), bool))
+    assert agent.act(np.zeros((0, result.observation.shape[1])), np.zeros((0, NUM_ACTIONS), bool)).shape == (0,)
+
+
+def test_seeded_agents_are_reproducible():
+    result = keine_ahnung_v0.vector_env(64, 4, seed=3).reset()
+    for spec in HEURISTICS:
+        a = agents.make(spec, seed=7).act(result.observation, result.action_mask)
+        b = agents.make(spec, seed=7).act(result.observation, result.action_mask)
+        np.testing.assert_array_equal(a, b)
+
+
+# ------------------------------------------------------------------------------ the rules, built
+
+
+def test_greedy_plays_a_known_fitting_card_first():
+    obs = build_obs(tops=[face("red", 5)], own=["?", face("blue", 1), face("red", 2), "?"],
+                    pool={GOOD[0]: 3, BAD[0]: 3})
+    assert GreedyAgent(seed=0).act(obs[None], mask_for(obs))[0] == 2
+
+
+def test_greedy_never_reveals_a_known_misfit_while_an_unknown_card_is_left():
+    obs = build_obs(tops=[face("red", 5)], own=[face("blue", 1), face("grey", 2), "?", face("green", 3), "?"],
+                    pool={GOOD[0]: 3, BAD[0]: 3})
+    picks = GreedyAgent(seed=0).act(np.repeat(obs[None], 200, 0), np.repeat(mask_for(obs), 200, 0))
+    assert set(picks.tolist()) == {2, 4}
+    # Only known misfits and four cards: calling is not allowed, a (useless) reveal is the only move.
+    stuck = build_obs(tops=[face("red", 5)], own=[face("blue", 1), face("grey", 2), face("green", 3), face("blue", 4)],
+                      pool={GOOD[0]: 3})
+    assert GreedyAgent(seed=0).act(stuck[None], mask_for(stuck))[0] in range(4)
+
+
+def test_greedy_calls_a_sure_call_and_risk_caller_follows_its_threshold():
+    sure = build_obs(tops=[face("red", 5)], own=[face("blue", 1), None, face("grey", 2)], pool={GOOD[0]: 3, BAD[0]: 3})
+    assert GreedyAgent(seed=0).act(sure[None], mask_for(sure))[0] == ACTION_CALL
+    # One known misfit and one unknown card, 4 of 6 unknown cards miss: p = 2/3.
+    risky = build_obs(tops=[face("red", 5)], own=[face("blue", 1), "?"], pool={GOOD[0]: 2, GOOD[1]: 2, BAD[0]: 2})
+    assert risk.call_success_probability(risky) == pytest.approx(2 / 3)
+    assert GreedyAgent(seed=0).act(risky[None], mask_for(risky))[0] == 1
+    assert RiskCallerAgent(0.6, seed=0).act(risky[None], mask_for(risky))[0] == ACTION_CALL
+    assert RiskCallerAgent(0.7, seed=0).act(risky[None], mask_for(risky))[0] == 1
+    assert agents.make("always_call").act(risky[None], mask_for(risky))[0] == ACTION_CALL
+    assert agents.make("never_call").act(risky[None], mask_for(risky))[0] == 1
+
+
+def test_greedy_pile_choice_keeps_its_known_card_playable():
+    # Pending blue 5 (drawn) fits both tops, red 5 and blue 2; the seat holds a known red 1, which
+    # fits only the red 5: covering the blue 2 keeps it playable.
+    obs = build_obs(tops=[face("red", 5), face("blue", 2)], own=[face("red", 1), "?", "?", "?"],
+                    pool={GOOD[0]: 3, BAD[0]: 3}, phase=Phase.PLACE_DRAWN)
+    layout = risk.layout_for(obs.size)
+    obs[layout.slice("pending_card")][[0, 6 + 4]] = 1  # blue, 5
+    mask = np.zeros((1, NUM_ACTIONS), bool)
+    mask[0, ACTION_PLACE_BASE + face("red", 5)] = mask[0, ACTION_PLACE_BASE + face("blue", 2)] = True
+    for agent in (GreedyAgent(seed=0), CounterAgent(seed=0)):
+        picks = agent.act(np.repeat(obs[None], 20, 0), np.repeat(mask, 20, 0))
+        assert (picks == ACTION_PLACE_BASE + face("blue", 2)).all(), agent.name
+
+
+def test_counter_keeps_known_fitting_cards_in_reserve():
+    obs = build_obs(tops=[face("red", 5)], own=["?", face("red", 2), "?", "?", face("blue", 1)],
+                    pool={GOOD[0]: 3, BAD[0]: 3})
+    assert CounterAgent(seed=0).act(obs[None], mask_for(obs))[0] in (0, 2, 3)
+    # With no unknown card left, the known fitting card is played, then the rest is called.
+    obs = build_obs(tops=[face("red", 5)], own=[face("blue", 3), face("red", 2), face("green", 1), face("blue", 1)],
+                    pool={GOOD[0]: 3, BAD[0]: 3})
+    assert CounterAgent(seed=0).act(obs[None], mask_for(obs))[0] == 1
+
+
+def test_counter_refills_an_opponent_about_to_call():
+    tables = Rules.make(3).tables()
+    # The red card with the refill function (function code 3).
+    red_refill = next(key for key in tables.type_keys if key[0] == COLOURS.index("red") and key[2] == 3)
+    obs = build_obs(P=3, tops=[face("red", 5)], own=["?", "?", face("red", red_refill[1]), "?"],
+                    pool={GOOD[0]: 3, BAD[0]: 3}, seat_cards={1: [face("blue", 1), face("grey", 2)], 2: ["?"] * 6})
+    layout = risk.layout_for(obs.size)
+    slots = obs[layout.slice("layouts")].reshape(3, 6, 18)
+    slots[0, 2, 3 + 6 + 6 + 2] = 1  # the refill function flag
+    assert CounterAgent(seed=0).act(obs[None], mask_for(obs))[0] == 2
+    assert CounterAgent(seed=0, refill_attack=False).act(obs[None], mask_for(obs))[0] in (0, 1, 3)
+
+
+# ------------------------------------------------------------------------------------- strength
+
+
+def test_greedy_beats_random_and_never_call():
+    result = play_tournament([agents.make("greedy", seed=1), agents.make("never_call", seed=2),
+                              agents.make("random", seed=3)], num_players=3, games=300, seed=4)
+    greedy, never_call, random = result.agents
+    assert greedy.win_interval[0] > never_call.win_interval[1]
+    assert greedy.win_rate > 0.6 and random.win_rate < 0.05
+    assert greedy.mean_score > never_call.mean_score + 3
+    assert never_call.call_attempts == 0 and greedy.call_success_rate == 1.0
+
+
+def test_counter_beats_greedy():
+    """Seat-rotated 3-player games against two greedy agents: the Wilson lower bound of counter's
+    win rate is above the fair third (the deals are seeded, so this is deterministic)."""
+    greedy = agents.make("greedy", seed=2)
+    result = play_tournament([agents.make("counter", seed=1), greedy, greedy], num_players=3, games=1500, seed=21,
+                             rating_passes=1)
+    counter = result.agents[0]
+    assert counter.win_interval[0] > 1 / 3, result.table()
