@@ -32,7 +32,7 @@ class Args:
     """the game variant family (keine_ahnung_v0)"""
     players: int = 4
     """number of players, 2-5; the learner takes one seat, rotating between games"""
-    total_timesteps: int = 500_000
+    total_timesteps: int = 400_000
     """learner decisions to train on (the default run takes about 10 minutes on 2 cores)"""
     num_envs: int = 128
     """games stepped together in one core (more games amortise the opponents' batched act calls)"""
