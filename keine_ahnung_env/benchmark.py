@@ -1,0 +1,762 @@
+"""Speed of the batched Keine Ahnung core and its wrappers, measured beside peer environments.
+
+    python -m keine_ahnung_env.benchmark                    # every section (a few minutes)
+    python -m keine_ahnung_env.benchmark --quick            # small repeat counts (under a minute)
+    python -m keine_ahnung_env.benchmark --sections core,profile --json bench.json
+
+Sections (``--sections``, comma-separated; default all):
+
+* ``core``: the batched engine (``KeineAhnungCore``) playing random legal moves, drawn in batch with
+  ``agents.base.sample_masked``, games dealt again as soon as they end. For each player count and
+  batch size: decisions per second end to end, the engine's own rate (``step`` + legal-mask update
+  + re-deals, the sampler's time taken out; the observation is not built, as the vector env builds
+  it lazily), the end-to-end rate when every step also builds the observation of the seat to act,
+  and bytes of state per game. The scalar reference engine (``reference.py``) and the core at
+  batch 1, both driven the same scalar way, give the "batch 1" comparison; OpenSpiel's hanabi
+  (when installed) is measured in the same run for the batch ratio.
+* ``aec``: the PettingZoo AEC env ``keine_ahnung_v0.env()`` stepped by the plain agent loop of the
+  PettingZoo docs (``agent_iter`` / ``last`` / a random legal action from the mask), beside
+  PettingZoo's ``connect_four_v3`` (and ``leduc_holdem_v4``), OpenSpiel's hanabi and hearts through
+  ``pyspiel`` (random legal actions, chance nodes sampled and not counted) and RLCard's UNO, with the
+  ratios to each.
+* ``sb3``: ``keine_ahnung_v0.sb3_vec_env`` (opponents act in batch) against SB3's ``DummyVecEnv`` of
+  ``solo_env`` s, both with heuristic opponents (``agents.make("greedy")``) and the learner's masks
+  fetched as MaskablePPO does; then the environment's share of the wall time of a short
+  ``MaskablePPO`` run on the batched env.
+* ``profile``: ``cProfile`` of the batched step (4 players): where its time goes.
+
+Figures are medians over repeats; every ratio compares figures of the same run. Peers are optional
+(``pip install .[bench]``): a missing one is reported as "not available" with the reason. The
+machine (CPU, cores, load average) is recorded: on a shared machine absolute figures move with the
+load, ratios much less; the ``cpu`` columns (process CPU time) are less sensitive to other jobs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import json
+import os
+import platform
+import pstats
+import random
+import statistics
+import sys
+import time
+import tracemalloc
+from typing import Any, Callable
+
+import numpy as np
+
+SECTIONS = ("core", "aec", "sb3", "profile")
+FULL_BATCHES = (1, 64, 1024, 4096, 16384)
+QUICK_BATCHES = (1, 64, 1024, 4096)
+
+# Public state arrays of the core (per game) and its private caches.
+STATE_ARRAYS = (
+    "draw_cards", "draw_pos", "draw_len", "card_loc", "card_where", "card_known", "layout", "pile_top",
+    "pile_face", "pile_count", "top_count", "trophy_order", "trophy_owner", "trophy_pos", "trophy_count",
+    "trophy_points", "prize_count", "prize_points", "current", "phase", "pending", "pending_slot",
+    "clear_pending", "turn", "terminated", "truncated", "rewards", "legal_mask")
+CACHE_ARRAYS = ("_top_bits", "_occ", "_face_pile")
+
+
+# ----------------------------------------------------------------------------------------- helpers
+
+
+class Config:
+    """What to measure and for how long."""
+
+    def __init__(self, args: argparse.Namespace):
+        self.quick = args.quick
+        self.sections = args.sections
+        self.players = args.players
+        self.batches = args.batches or (QUICK_BATCHES if args.quick else FULL_BATCHES)
+        self.repeats = args.repeats or (3 if args.quick else 5)
+        self.seconds = args.seconds or (0.15 if args.quick else 1.0)
+        self.warmup = args.warmup if args.warmup is not None else (20 if args.quick else 400)
+        self.warmup_seconds = 3.0 if args.quick else 20.0
+        self.sb3_envs = args.sb3_envs or (64 if args.quick else 256)
+        self.seed = args.seed
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items()}
+
+
+def _median(values):
+    return float(statistics.median(values)) if values else float("nan")
+
+
+def _missing(what: str, exc: BaseException) -> str:
+    return f"not available: {what} ({type(exc).__name__}: {exc})".replace("\n", " ")
+
+
+def machine_info() -> dict[str, Any]:
+    """The machine the figures come from."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    info = {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "unset"),
+    }
+    try:
+        info["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        pass
+    return info
+
+
+def timed_repeats(run_once: Callable[[], tuple[float, float, dict]], repeats: int) -> list[tuple[float, float, dict]]:
+    """Calls ``run_once`` (returning ``(count, seconds, extra)``) ``repeats`` times, collecting garbage
+    first so that a collection does not land in one repeat."""
+    out = []
+    for _ in range(repeats):
+        gc.collect()
+        out.append(run_once())
+    return out
+
+
+# -------------------------------------------------------------------------------------------- core
+
+
+def _state_bytes(core) -> tuple[float, float]:
+    """(public state arrays, private caches) in bytes per game."""
+    B = core.num_envs
+    public = sum(getattr(core, name).nbytes for name in STATE_ARRAYS) / B
+    private = sum(getattr(core, name).nbytes for name in CACHE_ARRAYS if hasattr(core, name)) / B
+    return public, private
+
+
+def _generator_bytes(n: int = 200) -> float:
+    """Memory of one game's ``numpy.random.Generator`` (each game owns one)."""
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    gens = [np.random.Generator(np.random.PCG64(i)) for i in range(n)]
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    del gens
+    return (after - before) / n
+
+
+def _warm(core, rng, sample, cfg: Config) -> None:
+    """Plays until the games are desynchronised (as many steps as a game lasts), time permitting."""
+    start = time.perf_counter()
+    for _ in range(cfg.warmup):
+        core.step(sample(rng, core.legal_mask))
+        done = np.flatnonzero(core.terminated | core.truncated)
+        if done.size:
+            core.reset_games(done)
+        if time.perf_counter() - start > cfg.warmup_seconds:
+            break
+
+
+def measure_core(num_players: int, batch: int, cfg: Config, observe: bool = False) -> dict[str, Any]:
+    """Random legal play on a batched core: end-to-end, engine-only and CPU-time rates."""
+    from agents.base import sample_masked
+
+    from .games.keine_ahnung import KeineAhnungCore, Rules
+
+    core = KeineAhnungCore(batch, Rules.make(num_players), seed=cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    _warm(core, rng, sample_masked, cfg)
+
+    def once():
+        t_sample = t_engine = t_obs = 0.0
+        decisions = 0
+        clock = time.perf_counter
+        cpu0 = time.process_time()
+        start = clock()
+        while True:
+            t0 = clock()
+            actions = sample_masked(rng, core.legal_mask)
+            t1 = clock()
+            core.step(actions)
+            done = np.flatnonzero(core.terminated | core.truncated)
+            if done.size:
+                core.reset_games(done)
+            t2 = clock()
+            if observe:
+                core.observe(core.current)
+                t_obs += clock() - t2
+            t_sample += t1 - t0
+            t_engine += t2 - t1
+            decisions += batch
+            if clock() - start >= cfg.seconds:
+                break
+        wall = clock() - start
+        return decisions, wall, {"sample": t_sample, "engine": t_engine, "obs": t_obs,
+                                 "cpu": time.process_time() - cpu0}
+
+    runs = timed_repeats(once, cfg.repeats)
+    public, private = _state_bytes(core)
+    row = {
+        "players": num_players,
+        "batch": batch,
+        "decisions_per_s": _median([n / w for n, w, _ in runs]),
+        "engine_decisions_per_s": _median([n / x["engine"] for n, _, x in runs]),
+        "cpu_decisions_per_s": _median([n / x["cpu"] for n, _, x in runs if x["cpu"] > 0]),
+        "sampler_share": _median([x["sample"] / w for _, w, x in runs]),
+        "step_ms": _median([x["engine"] / (n / batch) * 1e3 for n, _, x in runs]),
+        "state_bytes_per_game": public,
+        "cache_bytes_per_game": private,
+        "repeats": len(runs),
+    }
+    if observe:
+        row["observe_share"] = _median([x["obs"] / w for _, w, x in runs])
+    return row
+
+
+def measure_scalar_pair(num_players: int, cfg: Config) -> dict[str, Any]:
+    """The scalar reference engine against the core at batch 1, both driven the same way: the
+    legal actions of the seat to act, one picked with Python's ``random``."""
+    from .games.keine_ahnung import KeineAhnungCore, ReferenceGame, Rules
+
+    rules = Rules.make(num_players)
+    pick = random.Random(cfg.seed)
+
+    ref = ReferenceGame(rules, np.random.default_rng(cfg.seed))
+
+    def ref_once():
+        n, start = 0, time.perf_counter()
+        while True:
+            if ref.terminated or ref.truncated:
+                ref.reset()
+            legal = ref.legal_actions()
+            ref.step(legal[pick.randrange(len(legal))])
+            n += 1
+            if n % 64 == 0 and time.perf_counter() - start >= cfg.seconds:
+                return n, time.perf_counter() - start, {}
+
+    core = KeineAhnungCore(1, rules, seed=cfg.seed)
+    action = np.zeros(1, np.int64)
+    reset_index = np.zeros(1, np.intp)
+
+    def core_once():
+        n, start = 0, time.perf_counter()
+        mask, terminated, truncated = core.legal_mask, core.terminated, core.truncated
+        while True:
+            if terminated[0] or truncated[0]:
+                core.reset_games(reset_index)
+            legal = np.flatnonzero(mask[0])
+            action[0] = legal[pick.randrange(legal.size)]
+            core.step(action)
+            n += 1
+            if n % 64 == 0 and time.perf_counter() - start >= cfg.seconds:
+                return n, time.perf_counter() - start, {}
+
+    ref_runs = timed_repeats(ref_once, cfg.repeats)
+    core_runs = timed_repeats(core_once, cfg.repeats)
+    ref_rate = _median([n / w for n, w, _ in ref_runs])
+    core_rate = _median([n / w for n, w, _ in core_runs])
+    return {"players": num_players, "reference_decisions_per_s": ref_rate, "core_batch1_decisions_per_s": core_rate,
+            "reference_over_core": ref_rate / core_rate}
+
+
+# ------------------------------------------------------------------------------------------- peers
+
+
+def _aec_rate(make_env: Callable[[], Any], cfg: Config, seed: int) -> float:
+    """Decisions per second of the PettingZoo docs' agent loop with random legal actions."""
+    env = make_env()
+    pick = random.Random(seed)
+
+    def once():
+        n, start = 0, time.perf_counter()
+        env.reset(seed=seed)
+        while True:
+            for agent in env.agent_iter():
+                observation, reward, termination, truncation, info = env.last()
+                if termination or truncation:
+                    action = None
+                else:
+                    legal = np.flatnonzero(observation["action_mask"])
+                    action = int(legal[pick.randrange(legal.size)])
+                    n += 1
+                env.step(action)
+            if time.perf_counter() - start >= cfg.seconds:
+                return n, time.perf_counter() - start, {}
+            env.reset()
+
+    runs = timed_repeats(once, cfg.repeats)
+    env.close()
+    return _median([n / w for n, w, _ in runs])
+
+
+def _openspiel_rate(game_name: str, cfg: Config) -> float:
+    """Decisions per second of random legal play through ``pyspiel`` (chance nodes not counted)."""
+    import pyspiel
+
+    game = pyspiel.load_game(game_name)
+    pick = random.Random(cfg.seed)
+
+    def once():
+        n, start = 0, time.perf_counter()
+        while True:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()
+                    r, acc = pick.random(), 0.0
+                    for action, p in outcomes:
+                        acc += p
+                        if r < acc:
+                            break
+                    state.apply_action(action)
+                else:
+                    legal = state.legal_actions()
+                    state.apply_action(legal[pick.randrange(len(legal))])
+                    n += 1
+            if time.perf_counter() - start >= cfg.seconds:
+                return n, time.perf_counter() - start, {}
+
+    return _median([n / w for n, w, _ in timed_repeats(once, cfg.repeats)])
+
+
+def _rlcard_rate(game_name: str, cfg: Config) -> float:
+    """Decisions per second of random legal play in an RLCard env."""
+    import rlcard
+
+    env = rlcard.make(game_name, config={"seed": cfg.seed})
+    pick = random.Random(cfg.seed)
+
+    def once():
+        n, start = 0, time.perf_counter()
+        while True:
+            state, _ = env.reset()
+            while not env.is_over():
+                legal = list(state["legal_actions"])
+                state, _ = env.step(legal[pick.randrange(len(legal))])
+                n += 1
+            if time.perf_counter() - start >= cfg.seconds:
+                return n, time.perf_counter() - start, {}
+
+    return _median([n / w for n, w, _ in timed_repeats(once, cfg.repeats)])
+
+
+_PEER_CACHE: dict[str, Any] = {}
+
+
+def peer_rate(name: str, cfg: Config) -> tuple[float | None, str]:
+    """(decisions per second, "") of a peer env, or (None, "not available: ...")."""
+    if name in _PEER_CACHE:
+        return _PEER_CACHE[name]
+    try:
+        if name == "pettingzoo connect_four_v3":
+            from pettingzoo.classic import connect_four_v3
+
+            result = _aec_rate(connect_four_v3.env, cfg, cfg.seed), ""
+        elif name == "pettingzoo leduc_holdem_v4":
+            from pettingzoo.classic import leduc_holdem_v4
+
+            result = _aec_rate(leduc_holdem_v4.env, cfg, cfg.seed), ""
+        elif name.startswith("openspiel "):
+            result = _openspiel_rate(name.split()[1], cfg), ""
+        elif name.startswith("rlcard "):
+            result = _rlcard_rate(name.split()[1], cfg), ""
+        else:
+            raise ValueError(f"unknown peer {name!r}")
+    except Exception as exc:  # an optional peer that is missing or broken is reported, not fatal
+        result = None, _missing(name, exc)
+    _PEER_CACHE[name] = result
+    return result
+
+
+PEERS = ("pettingzoo connect_four_v3", "pettingzoo leduc_holdem_v4", "openspiel hanabi", "openspiel hearts",
+         "rlcard uno")
+
+
+# ------------------------------------------------------------------------------------------ sections
+
+
+def section_core(cfg: Config) -> dict[str, Any]:
+    rows = []
+    for p in cfg.players:
+        for b in cfg.batches:
+            rows.append(measure_core(p, b, cfg))
+    obs_rows = []
+    for p in cfg.players:
+        for b in [b for b in cfg.batches if b in (1, 1024, 4096)] or cfg.batches[-1:]:
+            row = measure_core(p, b, cfg, observe=True)
+            obs_rows.append({"players": p, "batch": b, "decisions_per_s": row["decisions_per_s"],
+                             "observe_share": row["observe_share"]})
+    scalar = [measure_scalar_pair(p, cfg) for p in cfg.players]
+    hanabi, why = peer_rate("openspiel hanabi", cfg)
+    out: dict[str, Any] = {"rows": rows, "with_observation": obs_rows, "batch1_vs_reference": scalar,
+                           "generator_bytes_per_game": _generator_bytes()}
+    if hanabi is None:
+        out["hanabi"] = why
+    else:
+        out["hanabi_decisions_per_s"] = hanabi
+        out["ratio_to_hanabi"] = [{"players": r["players"], "batch": r["batch"],
+                                   "end_to_end": r["decisions_per_s"] / hanabi,
+                                   "engine": r["engine_decisions_per_s"] / hanabi} for r in rows]
+    return out
+
+
+def section_aec(cfg: Config) -> dict[str, Any]:
+    rows = []
+    try:
+        from . import keine_ahnung_v0
+
+        make = keine_ahnung_v0.env
+    except Exception as exc:
+        return {"keine_ahnung": _missing("keine_ahnung_v0.env", exc), "rows": []}
+    for p in cfg.players:
+        try:
+            rate = _aec_rate(lambda p=p: make(num_players=p), cfg, cfg.seed)
+            rows.append({"env": f"keine_ahnung_v0 env(num_players={p})", "decisions_per_s": rate})
+        except Exception as exc:
+            rows.append({"env": f"keine_ahnung_v0 env(num_players={p})", "decisions_per_s": None,
+                         "note": _missing("keine_ahnung_v0.env", exc)})
+    ours = [r for r in rows if r["decisions_per_s"]]
+    for name in PEERS:
+        rate, why = peer_rate(name, cfg)
+        row = {"env": name, "decisions_per_s": rate}
+        if rate is None:
+            row["note"] = why
+        else:
+            for r in ours:
+                row[f"ratio_{r['env'].split('=')[1].rstrip(')')}p"] = r["decisions_per_s"] / rate
+        rows.append(row)
+    return {"rows": rows}
+
+
+class _Timer:
+    seconds = 0.0
+
+
+def _timed_vec_env(venv, timer: _Timer):
+    """Wraps an SB3 VecEnv so that the time spent in it (reset, step, masks) is added to ``timer``."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    class Timed(VecEnvWrapper):
+        def reset(self):
+            t = time.perf_counter()
+            out = self.venv.reset()
+            timer.seconds += time.perf_counter() - t
+            return out
+
+        def step_async(self, actions):
+            t = time.perf_counter()
+            self.venv.step_async(actions)
+            timer.seconds += time.perf_counter() - t
+
+        def step_wait(self):
+            t = time.perf_counter()
+            out = self.venv.step_wait()
+            timer.seconds += time.perf_counter() - t
+            return out
+
+        def env_method(self, method_name, *args, indices=None, **kwargs):
+            t = time.perf_counter()
+            out = self.venv.env_method(method_name, *args, indices=indices, **kwargs)
+            timer.seconds += time.perf_counter() - t
+            return out
+
+    return Timed(venv)
+
+
+def section_sb3(cfg: Config) -> dict[str, Any]:
+    try:
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        from . import keine_ahnung_v0
+
+        make_vec, make_solo = keine_ahnung_v0.sb3_vec_env, keine_ahnung_v0.solo_env
+    except Exception as exc:
+        return {"available": False, "reason": _missing("sb3_vec_env / solo_env", exc)}
+    import agents
+    from agents.base import RandomAgent, sample_masked
+
+    def opponent(seed: int):
+        try:
+            return agents.make("greedy", game="keine_ahnung_v0", seed=seed)
+        except Exception:
+            return RandomAgent(seed=seed)
+
+    opponent_name = getattr(opponent(0), "name", "greedy")
+    p, n = 4, cfg.sb3_envs
+
+    def rate(venv, seed: int) -> float:
+        pick = np.random.default_rng(seed)
+        venv.reset()
+        venv.step(sample_masked(pick, np.stack(venv.env_method("action_masks"))))
+
+        def once():
+            steps, start = 0, time.perf_counter()
+            while True:
+                venv.step(sample_masked(pick, np.stack(venv.env_method("action_masks"))))
+                steps += 1
+                if time.perf_counter() - start >= cfg.seconds:
+                    return steps * venv.num_envs, time.perf_counter() - start, {}
+
+        return _median([s / w for s, w, _ in timed_repeats(once, cfg.repeats)])
+
+    out: dict[str, Any] = {"available": True, "players": p, "num_envs": n, "opponents": opponent_name}
+    try:
+        batched = make_vec(n, opponents=[opponent(j) for j in range(p - 1)], num_players=p, seed=cfg.seed)
+        out["sb3_vec_env_steps_per_s"] = rate(batched, cfg.seed)
+        batched.close()
+        dummy = DummyVecEnv([lambda i=i: make_solo([opponent(100 * i + j) for j in range(p - 1)], num_players=p,
+                                                    seat="rotate") for i in range(n)])
+        dummy.seed(cfg.seed)
+        out["dummy_vec_env_steps_per_s"] = rate(dummy, cfg.seed)
+        dummy.close()
+        out["speedup"] = out["sb3_vec_env_steps_per_s"] / out["dummy_vec_env_steps_per_s"]
+    except Exception as exc:
+        out.update(available=False, reason=_missing("stepping sb3_vec_env / DummyVecEnv", exc))
+        return out
+    out["training"] = _training_share(make_vec, opponent, p, n, cfg)
+    return out
+
+
+def _training_share(make_vec, opponent, p: int, n: int, cfg: Config) -> dict[str, Any]:
+    """The environment's share of the wall time of a short MaskablePPO run on the batched env."""
+    try:
+        from sb3_contrib import MaskablePPO
+    except Exception as exc:
+        return {"reason": _missing("sb3_contrib.MaskablePPO", exc)}
+    n_steps, epochs, iterations = (8, 1, 1) if cfg.quick else (32, 4, 2)
+    batch_size = min(1024, n * n_steps)
+    timer = _Timer()
+    venv = _timed_vec_env(make_vec(n, opponents=[opponent(j) for j in range(p - 1)], num_players=p, seed=cfg.seed),
+                          timer)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=batch_size, n_epochs=epochs, seed=cfg.seed,
+                        verbose=0, device="cpu")
+    timer.seconds = 0.0
+    start = time.perf_counter()
+    model.learn(total_timesteps=n * n_steps * iterations)
+    total = time.perf_counter() - start
+    venv.close()
+    return {"num_envs": n, "n_steps": n_steps, "batch_size": batch_size, "n_epochs": epochs, "iterations": iterations,
+            "policy": "MlpPolicy (SB3 default net)", "total_s": total, "env_s": timer.seconds,
+            "env_share": timer.seconds / total}
+
+
+def section_profile(cfg: Config, top: int = 14) -> dict[str, Any]:
+    """cProfile of random-play steps of the batched core: the top functions by own time."""
+    from agents.base import sample_masked
+
+    from .games.keine_ahnung import KeineAhnungCore, Rules
+
+    batch = 1024 if cfg.quick else 4096
+    batch = min(batch, max(cfg.batches))
+    steps = 20 if cfg.quick else 60
+    core = KeineAhnungCore(batch, Rules.make(4), seed=cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    _warm(core, rng, sample_masked, cfg)
+    profiler = cProfile.Profile()
+    for _ in range(steps):
+        a = sample_masked(rng, core.legal_mask)
+        profiler.enable()
+        core.step(a)
+        done = np.flatnonzero(core.terminated | core.truncated)
+        if done.size:
+            core.reset_games(done)
+        profiler.disable()
+    stats = pstats.Stats(profiler)
+    total = stats.total_tt
+    rows = []
+    for (filename, line, name), (cc, nc, tt, ct, _) in sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:top]:
+        where = f"{os.path.basename(filename)}:{line}" if filename != "~" else "builtin"
+        rows.append({"function": f"{name} ({where})", "calls_per_step": nc / steps, "own_ms_per_step": tt / steps * 1e3,
+                     "cum_ms_per_step": ct / steps * 1e3, "own_share": tt / total})
+    return {"players": 4, "batch": batch, "steps": steps, "profiled_ms_per_step": total / steps * 1e3, "rows": rows,
+            "note": "step + legal mask + re-deals of finished games, under cProfile (which inflates call-heavy code)"}
+
+
+# ---------------------------------------------------------------------------------------- printing
+
+
+def _fmt(value: Any, kind: str) -> str:
+    if value is None:
+        return "-"
+    if kind == "int":
+        return f"{value:,.0f}"
+    if kind == "ratio":
+        return f"{value:,.2f}x"
+    if kind == "pct":
+        return f"{100 * value:.1f}%"
+    if kind == "ms":
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _table(rows: list[dict], columns: list[tuple[str, str, str]]) -> str:
+    """Rows as an aligned text table; columns: (key, header, kind)."""
+    cells = [[h for _, h, _ in columns]] + [[_fmt(r.get(k), kind) for k, _, kind in columns] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    lines = []
+    for j, row in enumerate(cells):
+        lines.append("  ".join(c.rjust(w) if j and columns[i][2] != "str" else c.ljust(w)
+                               for i, (c, w) in enumerate(zip(row, widths))).rstrip())
+        if j == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def render(results: dict[str, Any]) -> str:
+    """All sections as text tables."""
+    out = []
+    m = results["machine"]
+    out.append(f"Machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, NumPy {m['numpy']}, "
+               f"load average {m.get('load_average')} -> {results.get('load_average_end')}")
+    out.append(f"Command: {results['command']}")
+    sec = results["sections"]
+    if "core" in sec:
+        c = sec["core"]
+        out.append("\n== core: batched engine, random legal play (sample_masked), finished games re-dealt ==")
+        out.append("   end-to-end = sampler + step + mask + re-deals; engine = step + mask + re-deals (no observation)")
+        out.append(_table(c["rows"], [("players", "P", "int"), ("batch", "batch", "int"),
+                                      ("decisions_per_s", "end-to-end dec/s", "int"),
+                                      ("engine_decisions_per_s", "engine dec/s", "int"),
+                                      ("cpu_decisions_per_s", "end-to-end dec/s (cpu)", "int"),
+                                      ("sampler_share", "sampler share", "pct"), ("step_ms", "engine ms/step", "ms"),
+                                      ("state_bytes_per_game", "state B/game", "int"),
+                                      ("cache_bytes_per_game", "+cache B/game", "int")]))
+        out.append(f"   plus one numpy Generator per game: ~{c['generator_bytes_per_game']:,.0f} B")
+        out.append("\n   with the observation of the seat to act built every step:")
+        out.append(_table(c["with_observation"], [("players", "P", "int"), ("batch", "batch", "int"),
+                                                  ("decisions_per_s", "dec/s", "int"),
+                                                  ("observe_share", "observe share", "pct")]))
+        out.append("\n   batch 1 against the scalar reference engine (both: legal actions + Python random):")
+        out.append(_table(c["batch1_vs_reference"], [("players", "P", "int"),
+                                                     ("reference_decisions_per_s", "reference dec/s", "int"),
+                                                     ("core_batch1_decisions_per_s", "core batch-1 dec/s", "int"),
+                                                     ("reference_over_core", "reference / core", "ratio")]))
+        if "hanabi_decisions_per_s" in c:
+            out.append(f"\n   OpenSpiel hanabi via Python (same run): {c['hanabi_decisions_per_s']:,.0f} dec/s; ratios:")
+            out.append(_table(c["ratio_to_hanabi"], [("players", "P", "int"), ("batch", "batch", "int"),
+                                                     ("end_to_end", "end-to-end / hanabi", "ratio"),
+                                                     ("engine", "engine / hanabi", "ratio")]))
+        else:
+            out.append(f"\n   hanabi: {c['hanabi']}")
+    if "aec" in sec:
+        a = sec["aec"]
+        out.append("\n== aec: PettingZoo agent loop (agent_iter / last / random legal action), decisions/s ==")
+        if "keine_ahnung" in a:
+            out.append(f"   keine_ahnung_v0: {a['keine_ahnung']}")
+        ratio_cols = sorted({k for r in a["rows"] for k in r if k.startswith("ratio_")})
+        cols = [("env", "env", "str"), ("decisions_per_s", "dec/s", "int")]
+        cols += [(k, f"KA {k[6:]} / env", "ratio") for k in ratio_cols]
+        out.append(_table(a["rows"], cols))
+        for r in a["rows"]:
+            if r.get("note"):
+                out.append(f"   {r['env']}: {r['note']}")
+    if "sb3" in sec:
+        s = sec["sb3"]
+        out.append("\n== sb3: learner steps/s with heuristic opponents ==")
+        if not s.get("available", False) and "sb3_vec_env_steps_per_s" not in s:
+            out.append(f"   {s.get('reason')}")
+        else:
+            out.append(f"   {s['num_envs']} games, {s['players']} players, opponents: {s['opponents']}")
+            if "sb3_vec_env_steps_per_s" in s:
+                out.append(f"   sb3_vec_env:            {s['sb3_vec_env_steps_per_s']:>12,.0f} steps/s")
+            if "dummy_vec_env_steps_per_s" in s:
+                out.append(f"   DummyVecEnv(solo_env):  {s['dummy_vec_env_steps_per_s']:>12,.0f} steps/s")
+                out.append(f"   speed-up:               {s['speedup']:>12.1f}x")
+            if s.get("reason"):
+                out.append(f"   {s['reason']}")
+            t = s.get("training", {})
+            if "env_share" in t:
+                out.append(f"   MaskablePPO ({t['num_envs']} envs, n_steps {t['n_steps']}, batch {t['batch_size']}, "
+                           f"{t['n_epochs']} epochs, {t['iterations']} iterations): env {t['env_s']:.2f} s of "
+                           f"{t['total_s']:.2f} s = {100 * t['env_share']:.1f}% of wall time")
+            elif t:
+                out.append(f"   training share: {t.get('reason')}")
+    if "profile" in sec:
+        pr = sec["profile"]
+        out.append(f"\n== profile: batched step, {pr['players']} players, batch {pr['batch']}, {pr['steps']} steps, "
+                   f"{pr['profiled_ms_per_step']:.2f} ms/step under cProfile ==")
+        out.append(_table(pr["rows"], [("function", "function", "str"), ("calls_per_step", "calls/step", "ms"),
+                                       ("own_ms_per_step", "own ms/step", "ms"), ("cum_ms_per_step", "cum ms/step", "ms"),
+                                       ("own_share", "own share", "pct")]))
+    return "\n".join(out)
+
+
+# -------------------------------------------------------------------------------------------- main
+
+
+def _int_list(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected comma-separated integers") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected positive integers")
+    return values
+
+
+def _sections(text: str) -> tuple[str, ...]:
+    names = tuple(x.strip() for x in text.split(",") if x.strip())
+    unknown = [n for n in names if n not in SECTIONS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown section(s) {unknown}; allowed: {', '.join(SECTIONS)}")
+    return names
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m keine_ahnung_env.benchmark",
+                                     description="Speed of the batched core, its wrappers and peer environments.")
+    parser.add_argument("--quick", action="store_true", help="small repeat counts (under a minute)")
+    parser.add_argument("--json", metavar="PATH", help="also write every figure to this JSON file")
+    parser.add_argument("--sections", type=_sections, default=SECTIONS, help="comma-separated: core,aec,sb3,profile")
+    parser.add_argument("--players", type=_int_list, default=(2, 4), help="player counts (default 2,4)")
+    parser.add_argument("--batches", type=_int_list, default=None,
+                        help=f"core batch sizes (default {','.join(map(str, FULL_BATCHES))}; "
+                             f"--quick: {','.join(map(str, QUICK_BATCHES))})")
+    parser.add_argument("--repeats", type=int, default=None, help="repeats per figure (median; default 5, quick 3)")
+    parser.add_argument("--seconds", type=float, default=None, help="length of one repeat (default 1.0, quick 0.15)")
+    parser.add_argument("--warmup", type=int, default=None,
+                        help="core steps before timing, to desynchronise the games (default 400, quick 20)")
+    parser.add_argument("--sb3-envs", type=int, default=None, help="games of the SB3 comparison (default 256, quick 64)")
+    parser.add_argument("--seed", type=int, default=0)
+    return parser.parse_args(argv)
+
+
+def run(argv=None) -> dict[str, Any]:
+    """Runs the selected sections, prints the tables, writes the JSON if asked; returns the results."""
+    args = parse_args(argv)
+    cfg = Config(args)
+    results: dict[str, Any] = {
+        "command": "python -m keine_ahnung_env.benchmark" + ("" if argv is None and len(sys.argv) <= 1 else " ")
+                   + " ".join(sys.argv[1:] if argv is None else argv),
+        "machine": machine_info(),
+        "config": cfg.as_dict(),
+        "sections": {},
+    }
+    started = time.perf_counter()
+    for name in SECTIONS:
+        if name not in cfg.sections:
+            continue
+        t = time.perf_counter()
+        results["sections"][name] = {"core": section_core, "aec": section_aec, "sb3": section_sb3,
+                                     "profile": section_profile}[name](cfg)
+        results["sections"][name]["seconds"] = time.perf_counter() - t
+    results["seconds"] = time.perf_counter() - started
+    try:
+        results["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        pass
+    print(render(results))
+    print(f"\n({results['seconds']:.1f} s)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1, default=float)
+    return results
+
+
+if __name__ == "__main__":
+    run()

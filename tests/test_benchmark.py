@@ -1,0 +1,96 @@
+"""Smoke test of ``python -m keine_ahnung_env.benchmark``: a tiny configuration of every section.
+
+No timing is asserted (the figures depend on the machine and its load); only that the CLI runs,
+prints its tables and writes a JSON file with the expected keys and positive figures, and that a
+missing peer or wrapper is reported as "not available" rather than failing.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "bench.json"
+    cmd = [sys.executable, "-m", "keine_ahnung_env.benchmark", "--quick", "--players", "2", "--batches", "1,8",
+           "--repeats", "2", "--seconds", "0.02", "--warmup", "3", "--sb3-envs", "4", "--json", str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc.stdout, json.loads(out.read_text())
+
+
+def positive(x):
+    return isinstance(x, (int, float)) and x > 0
+
+
+def test_prints_every_section_and_the_machine(results):
+    stdout, data = results
+    for header in ("Machine:", "Command:", "== core", "== aec", "== sb3", "== profile"):
+        assert header in stdout
+    assert set(data) >= {"command", "machine", "config", "sections", "seconds"}
+    assert set(data["sections"]) == {"core", "aec", "sb3", "profile"}
+    assert data["machine"]["cores"] >= 1 and data["machine"]["numpy"]
+
+
+def test_core_section_has_every_batch_with_positive_figures(results):
+    core = results[1]["sections"]["core"]
+    assert [(r["players"], r["batch"]) for r in core["rows"]] == [(2, 1), (2, 8)]
+    for row in core["rows"]:
+        for key in ("decisions_per_s", "engine_decisions_per_s", "cpu_decisions_per_s", "step_ms",
+                    "state_bytes_per_game", "cache_bytes_per_game"):
+            assert positive(row[key]), (key, row)
+        assert 0 <= row["sampler_share"] <= 1
+    assert core["with_observation"] and all(positive(r["decisions_per_s"]) for r in core["with_observation"])
+    (pair,) = core["batch1_vs_reference"]
+    assert positive(pair["reference_decisions_per_s"]) and positive(pair["core_batch1_decisions_per_s"])
+    assert positive(core["generator_bytes_per_game"])
+    if "hanabi_decisions_per_s" in core:
+        assert positive(core["hanabi_decisions_per_s"]) and len(core["ratio_to_hanabi"]) == 2
+    else:
+        assert core["hanabi"].startswith("not available")
+
+
+def test_aec_section_measures_keine_ahnung_and_reports_each_peer(results):
+    rows = results[1]["sections"]["aec"]["rows"]
+    ours = [r for r in rows if r["env"].startswith("keine_ahnung_v0")]
+    assert ours and all(positive(r["decisions_per_s"]) for r in ours)
+    peers = [r for r in rows if not r["env"].startswith("keine_ahnung_v0")]
+    assert {r["env"] for r in peers} >= {"pettingzoo connect_four_v3", "openspiel hanabi"}
+    for row in peers:
+        if row["decisions_per_s"] is None:
+            assert row["note"].startswith("not available")
+        else:
+            assert positive(row["decisions_per_s"]) and positive(row["ratio_2p"])
+
+
+def test_sb3_section_compares_the_vector_envs_or_says_why_not(results):
+    sb3 = results[1]["sections"]["sb3"]
+    if not sb3["available"]:
+        assert sb3["reason"].startswith("not available")
+        return
+    assert positive(sb3["sb3_vec_env_steps_per_s"]) and positive(sb3["dummy_vec_env_steps_per_s"])
+    assert positive(sb3["speedup"])
+    training = sb3["training"]
+    if "env_share" in training:
+        assert 0 < training["env_share"] <= 1 and positive(training["total_s"])
+    else:
+        assert training["reason"].startswith("not available")
+
+
+def test_profile_section_lists_the_top_functions(results):
+    profile = results[1]["sections"]["profile"]
+    assert profile["rows"] and positive(profile["profiled_ms_per_step"])
+    for row in profile["rows"]:
+        assert row["function"] and row["own_ms_per_step"] >= 0 and row["calls_per_step"] > 0
+
+
+def test_bad_arguments_are_rejected():
+    proc = subprocess.run([sys.executable, "-m", "keine_ahnung_env.benchmark", "--sections", "core,gpu"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode != 0 and "unknown section" in proc.stderr
