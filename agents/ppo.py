@@ -12,8 +12,14 @@ Trust model: ``MaskablePPO.load`` unpickles the archive's ``data`` entry, which 
 code, so it is only for archives you made yourself. :func:`load_policy` never does that: it reads the
 JSON sidecar, checks the archive against the recorded hash, rebuilds the policy from the sidecar's
 architecture and loads ``policy.pth`` with ``torch.load(weights_only=True)``, which accepts tensors
-only. A checkpoint made for another game, player count, rules or observation version is refused
-with a clear error before any weights are read.
+only (a pickle that would build any other object is refused, not run). A checkpoint made for another
+game or observation version, a sidecar with a malformed field or an observation size that does not
+match its own player count and rules, and (when the caller names them) another player count or rules
+are refused with a clear error before any weights are read.
+
+The sidecar is trusted metadata, not code: a forged sidecar (with a matching hash) can at worst make
+the loader refuse the checkpoint or load weights into the architecture it describes. Whoever can
+write both files can hand you any weights; only a checkpoint you trained yourself plays as trained.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import dataclasses
 import hashlib
 import io
 import json
+import pickle
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -73,11 +80,32 @@ class CheckpointInfo:
             object.__setattr__(info, "net_arch", tuple(int(n) for n in info.net_arch))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"checkpoint sidecar {where} has a malformed field: {exc}") from None
+        problems = _field_problems(info)
+        if problems:
+            raise ValueError(f"checkpoint sidecar {where}: " + "; ".join(problems))
         if info.features not in FEATURE_SETS:
             raise ValueError(f"checkpoint sidecar {where}: features {info.features!r}; allowed: {FEATURE_SETS}")
         if info.activation not in ACTIVATIONS:
             raise ValueError(f"checkpoint sidecar {where}: activation {info.activation!r}; allowed: {ACTIVATIONS}")
         return info
+
+
+def _field_problems(info: CheckpointInfo) -> list[str]:
+    """What is wrong with the types and ranges of a sidecar's fields (empty when nothing)."""
+    problems = []
+    for name, low in (("num_players", 1), ("observation_version", 1), ("observation_size", 1), ("num_actions", 1),
+                      ("timesteps", 0)):
+        value = getattr(info, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            problems.append(f"{name}={value!r}; allowed: an integer >= {low}")
+    for name in ("game", "features", "activation", "sha256"):
+        if not isinstance(getattr(info, name), str):
+            problems.append(f"{name}={getattr(info, name)!r}; allowed: a string")
+    if not isinstance(info.rules, dict):
+        problems.append(f"rules={info.rules!r}; allowed: a JSON object of rules options")
+    if not info.net_arch or min(info.net_arch) < 1:
+        problems.append(f"net_arch={list(info.net_arch)}; allowed: one or more positive layer sizes")
+    return problems
 
 
 def sidecar_path(path: str | Path) -> Path:
@@ -120,13 +148,9 @@ def check_compatible(info: CheckpointInfo, game: str, num_players: int, rules: d
     from keine_ahnung_env.games.keine_ahnung.config import Rules
     from keine_ahnung_env.games.keine_ahnung.observation import OBSERVATION_VERSION
 
-    if info.game != game:
-        raise ValueError(f"{where} was trained for {info.game!r}, not {game!r}")
+    check_game(info, game, where)
     if info.num_players != num_players:
         raise ValueError(f"{where} was trained for {info.num_players} players, not {num_players}")
-    if info.observation_version != OBSERVATION_VERSION:
-        raise ValueError(f"{where} uses observation version {info.observation_version}; "
-                         f"this library encodes version {OBSERVATION_VERSION}")
     if rules is not None:
         wanted = Rules.make(num_players, **rules).options()
         recorded = dict(info.rules)
@@ -138,6 +162,25 @@ def check_compatible(info: CheckpointInfo, game: str, num_players: int, rules: d
         if diff:
             raise ValueError(f"{where} was trained with other rules options: {diff} "
                              f"(trained: { {k: recorded.get(k) for k in diff} }, now: { {k: wanted.get(k) for k in diff} })")
+
+
+def check_game(info: CheckpointInfo, game: str = "keine_ahnung_v0", where: str = "checkpoint") -> None:
+    """Refuses a policy for another game or observation encoding, or whose recorded observation size
+    does not match its own player count and rules (a sidecar that lies)."""
+    from keine_ahnung_env.games.keine_ahnung.observation import OBSERVATION_VERSION
+
+    if info.game != game:
+        raise ValueError(f"{where} was trained for {info.game!r}, not {game!r}")
+    if info.observation_version != OBSERVATION_VERSION:
+        raise ValueError(f"{where} uses observation version {info.observation_version}; "
+                         f"this library encodes version {OBSERVATION_VERSION}")
+    try:
+        size = ObservationFeatures(info.features, info.num_players, info.rules).input_size
+    except ValueError as exc:
+        raise ValueError(f"{where}: the sidecar's player count or rules are not a valid variant: {exc}") from None
+    if info.observation_size != size:
+        raise ValueError(f"{where}: the sidecar's observation_size {info.observation_size} does not match its "
+                         f"{info.num_players} players and rules (observation size {size})")
 
 
 def build_policy(info: CheckpointInfo):
@@ -153,12 +196,14 @@ def build_policy(info: CheckpointInfo):
                                      net_arch=list(info.net_arch), activation_fn=activation)
 
 
-def load_policy(path: str | Path):
-    """Loads the policy of a checkpoint safely (weights only; see the module docstring)."""
+def load_policy(path: str | Path, game: str = "keine_ahnung_v0"):
+    """Loads the policy of a checkpoint safely (weights only; see the module docstring); refuses a
+    checkpoint of another ``game`` (see :func:`check_game`)."""
     import torch
 
     zip_path = archive_path(path)
     info = read_info(zip_path)
+    check_game(info, game, where=f"checkpoint {zip_path}")
     if not zip_path.is_file():
         raise ValueError(f"checkpoint {zip_path} does not exist")
     if info.sha256 and file_sha256(zip_path) != info.sha256:
@@ -167,12 +212,21 @@ def load_policy(path: str | Path):
         with zipfile.ZipFile(zip_path) as archive:
             raw = archive.read("policy.pth")
         state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
-    except (zipfile.BadZipFile, KeyError, RuntimeError, EOFError, OSError) as exc:
+    except pickle.UnpicklingError as exc:
+        # weights_only refuses any global but tensors and plain containers: nothing ran.
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        reason = next((line for line in lines if "Unsupported" in line), lines[0] if lines else "")
+        raise ValueError(f"checkpoint {zip_path} is unreadable: policy.pth holds more than weights (refused, "
+                         f"not run): {reason[:300]}") from None
+    except Exception as exc:  # zipfile, zlib, torch's reader: any failure means a damaged archive
         raise ValueError(f"checkpoint {zip_path} is unreadable: {type(exc).__name__}: {exc}") from None
+    if not isinstance(state, dict):
+        raise ValueError(f"checkpoint {zip_path} is unreadable: policy.pth holds a {type(state).__name__}, "
+                         "not a state dict of weights")
     policy = build_policy(info)
     try:
         policy.load_state_dict(state, strict=True)
-    except (RuntimeError, TypeError) as exc:
+    except (RuntimeError, TypeError, AttributeError) as exc:
         raise ValueError(f"checkpoint {zip_path}: weights do not fit the recorded architecture: {exc}") from None
     policy.set_training_mode(False)
     return policy, info
@@ -229,7 +283,7 @@ def make_agent(path: str | Path | None = None, seed: int | None = None, determin
     """
     if path is None:
         raise ValueError("the ppo agent needs path=<checkpoint .zip> (written by training.train)")
-    policy, info = load_policy(path)
+    policy, info = load_policy(path, game)
     if num_players is not None:
         check_compatible(info, game, int(num_players), rules, where=f"checkpoint {path}")
     return PPOAgent(policy, info, deterministic=deterministic, name=f"ppo:{Path(path).name}", seed=seed)

@@ -40,6 +40,10 @@ class CoreAECEnv(AECEnv):
     and ``seat``. An illegal action raises ``ValueError`` naming the legal ones (the
     wrapped ``env()`` instead ends the game with a penalty).
 
+    ``copy.deepcopy`` and ``pickle`` keep the whole state, so a copy made mid-game continues exactly
+    as the original would (this takes precedence over ``EzPickle``'s rebuild from the constructor
+    arguments, which would silently deal a new game).
+
     Args:
       spec: the game variant.
       render_mode: None, "ansi" (``render()`` returns the table as text) or "human" (prints it
@@ -94,6 +98,8 @@ class CoreAECEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s view of the table and its legal actions (zeros unless it is to act)."""
+        if not isinstance(agent, str) or agent not in self.possible_agents:
+            raise ValueError(f"unknown agent {agent!r}; allowed: {', '.join(self.possible_agents)}")
         seat = self.possible_agents.index(agent)
         obs = self.core.observe(seat)[0]
         if self._scale is not None:
@@ -105,6 +111,8 @@ class CoreAECEnv(AECEnv):
 
     def step(self, action) -> None:
         """Plays ``action`` for ``agent_selection`` (None for an agent that is already done)."""
+        if not self.agents:
+            raise ValueError("the game is over and every agent is done; call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -155,6 +163,13 @@ class CoreAECEnv(AECEnv):
 
     def close(self) -> None:
         """Nothing to release (text rendering only)."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The whole state (see the class docstring)."""
+        return self.__dict__.copy()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
     # ------------------------------------------------------------ helpers
 

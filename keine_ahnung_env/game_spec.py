@@ -43,6 +43,10 @@ class GameSpec:
         "Nothing fits anymore!" call), or None.
       trophies: ``core -> [B, P]`` trophies held, whose rise right after ``call_action`` counts as a
         successful call; None when ``call_action`` is None.
+
+    A spec is immutable: ``copy``/``deepcopy`` return it unchanged. It pickles as its name, player
+    count and rules and is rebuilt by ``keine_ahnung_env.<name>.game_spec(num_players, **rules)``
+    (every game module provides that function), so environments holding one can be pickled.
     """
 
     name: str
@@ -56,6 +60,16 @@ class GameSpec:
     rules: dict = dataclasses.field(default_factory=dict)
     call_action: int | None = None
     trophies: Callable[[Any], np.ndarray] | None = None
+
+    def __copy__(self) -> "GameSpec":
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "GameSpec":
+        return self
+
+    def __reduce__(self):
+        rules = {k: v for k, v in self.rules.items() if k != "num_players"}
+        return rebuild_game_spec, (self.name, self.num_players, rules)
 
     @property
     def observation_size(self) -> int:
@@ -75,6 +89,14 @@ class GameSpec:
     def legal_names(self, mask: np.ndarray) -> str:
         """The legal actions of one [A] mask as ``"id (NAME), ..."`` for error messages."""
         return ", ".join(f"{a} ({self.action_name(a)})" for a in np.flatnonzero(mask).tolist())
+
+
+def rebuild_game_spec(name: str, num_players: int, rules: dict) -> GameSpec:
+    """The spec of game module ``keine_ahnung_env.<name>`` for these options (used by unpickling)."""
+    import importlib
+
+    module = importlib.import_module(f"keine_ahnung_env.{name}")
+    return module.game_spec(num_players, **rules)
 
 
 def check_render_mode(render_mode: str | None, allowed: Sequence[str] = RENDER_MODES) -> str | None:

@@ -70,7 +70,12 @@ class CoreVecEnv(VecEnv):
     # ------------------------------------------------------------ VecEnv API
 
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
-        """Seeds the next ``reset()``: game i is dealt from ``(seed, i)`` (SB3 reports ``seed + i``)."""
+        """Seeds the next ``reset()``: game i is dealt from ``(seed, i)`` (SB3 reports ``seed + i``).
+
+        A seed that is not None or a non-negative integer raises ValueError and is not stored."""
+        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
+                                 or seed < 0):
+            raise ValueError(f"seed={seed!r}; allowed: None or a non-negative integer")
         return super().seed(seed)
 
     def reset(self) -> VecEnvObs:

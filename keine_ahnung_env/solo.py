@@ -26,10 +26,14 @@ Conventions shared by both:
   outside ``0..A-1`` always raise.
 * Seeding: ``seed(s)`` re-seeds game i of the core from ``(s, i)``, the driver's RNG, and every
   opponent that has a ``reseed(seed)`` method, each from its own child of ``s``.
+* Memory: the driver holds a pool's agents only while they sit at a table. An agent no game seats
+  any more is kept by a weak reference, so an agent the pool dropped (an old self-play snapshot)
+  is freed, while one the pool still holds comes back unchanged (not re-seeded) when drawn again.
 """
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable, Sequence
 
 import gymnasium
@@ -97,8 +101,11 @@ class LearnerGames:
         B = self.num_envs = self.core.num_envs
         self.num_players = P
         self.rng = rng if rng is not None else np.random.default_rng(seed)
-        self.agents: list[Any] = []
-        self._agent_index: dict[int, int] = {}
+        self.agents: list[Any] = []  # slot -> agent; a weakref.ref for an unseated pool agent; None = free
+        self._agent_index: dict[int, int] = {}  # id(agent) -> slot
+        self._free: list[int] = []
+        self._numbers: list[int] = []  # slot -> registration number (seeds the agent; slots get reused)
+        self._registered = 0
         self._seed: int | None = None
         self.learner_seat = np.zeros(B, np.int64)
         self.lineup = np.full((B, P), -1, np.int64)  # index into self.agents; -1 = the learner
@@ -114,6 +121,20 @@ class LearnerGames:
         if seed is not None:
             self.seed(seed)
 
+    # ------------------------------------------------------------ copies
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("_agent_index", None)  # keyed by id(): meaningless for the copied agents
+        state["agents"] = [self._agent_at(j) for j in range(len(self.agents))]  # weak references do not copy
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        # A deepcopy or unpickled copy holds new agent objects: index them by their new identities.
+        self._agent_index = {id(agent): j for j, agent in enumerate(self.agents) if agent is not None}
+        self._free = [j for j, agent in enumerate(self.agents) if agent is None]
+
     # ------------------------------------------------------------ set-up
 
     def _check_lineup(self, opponents: Any) -> list[Any]:
@@ -127,18 +148,57 @@ class LearnerGames:
         return [_check_agent(a, f"opponents[{j}]") for j, a in enumerate(opponents)]
 
     def _register(self, agent: Any) -> int:
+        """The slot of ``agent``, registering (and seeding) it if it is new."""
         key = id(agent)
-        if key not in self._agent_index:
-            self._agent_index[key] = len(self.agents)
-            self.agents.append(agent)
-            if self._seed is not None:
-                self._reseed_agent(len(self.agents) - 1)
-        return self._agent_index[key]
+        j = self._agent_index.get(key)
+        if j is not None:
+            if self.agents[j] is agent:
+                return j
+            if isinstance(self.agents[j], weakref.ref) and self.agents[j]() is agent:
+                self.agents[j] = agent  # an unseated agent drawn again: the same object, not re-seeded
+                return j
+            # The id belonged to an agent that is gone: free its slot.
+            del self._agent_index[key]
+            self.agents[j] = None
+            self._free.append(j)
+        j = self._free.pop() if self._free else len(self.agents)
+        if j == len(self.agents):
+            self.agents.append(None)
+            self._numbers.append(-1)
+        self.agents[j] = agent
+        self._agent_index[key] = j
+        # Seeds follow the order of registration, never the slot (which depends on when agents are freed).
+        self._numbers[j] = self._registered
+        self._registered += 1
+        if self._seed is not None:
+            self._reseed_agent(j)
+        return j
+
+    def _agent_at(self, j: int) -> Any:
+        """The agent in slot ``j`` (None if the slot is free or its unseated agent is gone)."""
+        agent = self.agents[j]
+        return agent() if isinstance(agent, weakref.ref) else agent
+
+    def _release_unseated(self) -> None:
+        """Pool agents that no game seats are held weakly from now on; slots of gone ones are freed."""
+        seated = set(np.unique(self.lineup).tolist())
+        for key, j in list(self._agent_index.items()):
+            agent = self.agents[j]
+            if isinstance(agent, weakref.ref):
+                if agent() is None:
+                    del self._agent_index[key]
+                    self.agents[j] = None
+                    self._free.append(j)
+            elif j not in seated:
+                try:
+                    self.agents[j] = weakref.ref(agent)
+                except TypeError:  # an object without weak references stays held
+                    pass
 
     def _reseed_agent(self, j: int) -> None:
-        agent = self.agents[j]
+        agent = self._agent_at(j)
         if callable(getattr(agent, "reseed", None)):
-            child = np.random.SeedSequence([self._seed, 0x0770, j])
+            child = np.random.SeedSequence([self._seed, 0x0770, self._numbers[j]])
             agent.reseed(int(child.generate_state(1, np.uint32)[0]))
 
     def seed(self, seed: int | None) -> None:
@@ -193,6 +253,7 @@ class LearnerGames:
                 lineup = self._check_lineup(self._pool(self.rng))
                 self.lineup[b] = -1
                 self.lineup[b, (s + offsets) % P] = [self._register(a) for a in lineup]
+            self._release_unseated()
 
     # ------------------------------------------------------------ playing
 
@@ -357,6 +418,9 @@ class SoloEnv(gymnasium.Env):
 
         With a seed, the deal, the seat choice and (re-seedable) opponents are reproducible.
         """
+        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
+                                 or seed < 0):
+            raise ValueError(f"seed={seed!r}; allowed: None or a non-negative integer")
         super().reset(seed=seed)
         if seed is not None:
             self.games.seed(seed)

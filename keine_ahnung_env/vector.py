@@ -74,9 +74,9 @@ class VectorEnv:
     def reset(self, seed: int | None = None) -> StepResult:
         """Deals new games in every slot; with a seed, game i is re-seeded from ``(seed, i)``."""
         seed = self._first_seed if seed is None else seed
-        self._first_seed = None
         if seed is not None:
-            self.core.seed(seed)
+            self.core.seed(seed)  # validates first: a bad seed raises and changes nothing
+        self._first_seed = None
         self.core.reset_games(np.arange(self.num_envs))
         self._version += 1
         B, P = self.num_envs, self.num_players
@@ -101,4 +101,8 @@ class VectorEnv:
 
     def observe(self, seat) -> np.ndarray:
         """[B, O] observations of ``seat`` (an int or one seat per game)."""
-        return self.core.observe(seat)
+        seats = np.asarray(seat)
+        if seats.dtype == bool or seats.dtype.kind not in "iu" or seats.shape not in ((), (self.num_envs,)):
+            raise ValueError(f"seat={seat!r}; allowed: an integer seat in 0..{self.num_players - 1}, or one such "
+                             f"seat per game (shape ({self.num_envs},))")
+        return self.core.observe(seats)
