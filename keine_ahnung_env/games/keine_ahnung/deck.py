@@ -78,7 +78,17 @@ class DeckSpec:
     trophies: tuple[int, ...] = DEFAULT_TROPHIES
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "number_cards", tuple(tuple(c) for c in self.number_cards))
+        for name, what in (("number_cards", "a sequence of (colour, number, function) triples"),
+                           ("prizes", "a sequence of integers"), ("trophies", "a sequence of integers")):
+            value = getattr(self, name)
+            if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+                raise ValueError(f"deck: {name}={value!r}; expected {what}")
+        cards = []
+        for i, card in enumerate(self.number_cards):
+            if isinstance(card, (str, bytes)) or not hasattr(card, "__iter__"):
+                raise ValueError(f"deck: number_cards[{i}]={card!r}; expected a (colour, number, function) triple")
+            cards.append(tuple(card))
+        object.__setattr__(self, "number_cards", tuple(cards))
         object.__setattr__(self, "prizes", tuple(self.prizes))
         object.__setattr__(self, "trophies", tuple(self.trophies))
         self.validate()
@@ -103,6 +113,10 @@ class DeckSpec:
                     raise ValueError(f"deck: {name}[{i}]={value!r}; allowed: integers {lowest}-100")
         if not self.trophies:
             raise ValueError("deck: trophies is empty; the game ends when the last trophy is won")
+        if all(function == "reveal" for _, _, function in self.number_cards):
+            # Every drawn card would reveal the next one, forever, once the discards are reshuffled.
+            raise ValueError("deck: every number card has the 'reveal' function, so a turn's chain of reveals "
+                             "never ends; allowed: decks with at least one card of another function or none")
         if len(self.number_cards) + len(self.prizes) > 32000:
             raise ValueError("deck: more than 32000 cards")
 
