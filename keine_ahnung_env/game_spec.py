@@ -9,7 +9,8 @@ rule.
 A core is any object with the fields and methods of ``KeineAhnungCore`` that the wrappers use:
 ``num_envs``, ``num_players``, ``current`` [B], ``legal_mask`` [B, A], ``rewards`` [B, P],
 ``terminated`` [B], ``truncated`` [B], ``scores`` [B, P], ``step(actions, active=None)``,
-``reset_games(indices)``, ``seed(seed, indices=None)`` and ``observe(seats) -> [B, O]``.
+``reset_games(indices)``, ``seed(seed, indices=None)`` and ``observe(seats, games=None) -> [B, O]``
+(with ``games``, only those rows: ``[len(games), O]``).
 """
 
 from __future__ import annotations

@@ -270,13 +270,17 @@ class LearnerGames:
             if not opp.any():
                 return collected
             current = core.current.astype(np.intp)
-            obs = core.observe(current)
+            acting = np.flatnonzero(opp)
+            # Only the games where an opponent acts are encoded: late rounds often hold a handful.
+            obs = core.observe(current[acting], games=acting)
+            row_of = np.empty(self.num_envs, np.intp)
+            row_of[acting] = np.arange(acting.size)
             who = self.lineup[ar, current]
             actions = np.zeros(self.num_envs, np.int64)
             for j in np.unique(who[opp]).tolist():
                 idx = np.flatnonzero(opp & (who == j))
                 mask = core.legal_mask[idx]
-                chosen = np.asarray(self.agents[j].act(obs[idx], mask))
+                chosen = np.asarray(self.agents[j].act(obs[row_of[idx]], mask))
                 if chosen.shape != (idx.size,) or not np.issubdtype(chosen.dtype, np.integer):
                     raise ValueError(f"opponent {self._agent_label(j)} returned {chosen.dtype} actions of shape "
                                      f"{chosen.shape}; expected integers of shape ({idx.size},), one per row")
