@@ -177,3 +177,15 @@ def test_imitation_fits_the_teachers_decisions():
         dist = policy.get_distribution(torch.as_tensor(demos.inputs), action_masks=demos.masks)
         p_call = dist.distribution.probs[:, 6].numpy()
     assert p_call[demos.masks[:, 6]].mean() < 0.2
+
+
+def test_resume_continues_a_checkpoint_and_refuses_another_variant(trained, tmp_path):
+    common = ["--total-timesteps", "256", "--num-envs", "8", "--n-steps", "32", "--batch-size", "128", "--n-epochs",
+              "1", "--eval-every", "0", "--final-games", "3", "--opponents", "random", "--out-dir", str(tmp_path),
+              "--no-progress", "--net-arch", "32,32"]
+    summary = train_module.main(["--players", "3", "--resume", trained["checkpoint"]] + common)
+    assert summary["timesteps"] > read_info(trained["checkpoint"]).timesteps
+    with pytest.raises(ValueError, match="trained for 3 players, not 4"):
+        train_module.main(["--players", "4", "--resume", trained["checkpoint"]] + common)
+    with pytest.raises(ValueError, match="net_arch"):
+        train_module.main(["--players", "3", "--resume", trained["checkpoint"]] + common[:-1] + ["64,64"])

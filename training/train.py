@@ -60,6 +60,8 @@ class Args:
     """policy inputs: raw (the scaled observation) or hints (plus risk-model features; agents/features.py)"""
     opponents: str = "random,never_call,always_call,greedy,risk_caller:0.5,counter"
     """comma-separated agent specs forming the opponent pool (sampled per game and seat)"""
+    resume: str = ""
+    """continue training a checkpoint written by this script (its zip is unpickled: only your own files)"""
     imitate: str = ""
     """warm start: imitate this agent spec (e.g. counter) before PPO; empty = start from scratch"""
     imitation_games: int = 600
@@ -150,7 +152,7 @@ def train(args: Args) -> dict:
 
     import agents
     from agents.features import ObservationFeatures, feature_vec_env
-    from agents.ppo import CheckpointInfo, PPOAgent, save_checkpoint
+    from agents.ppo import CheckpointInfo, PPOAgent, archive_path, check_compatible, read_info, save_checkpoint
     from keine_ahnung_env import keine_ahnung_v0
     from keine_ahnung_env.games.keine_ahnung.actions import NUM_ACTIONS
     from keine_ahnung_env.games.keine_ahnung.config import Rules
@@ -183,11 +185,22 @@ def train(args: Args) -> dict:
                           num_actions=NUM_ACTIONS, features=args.features, net_arch=tuple(net_arch),
                           activation=args.activation)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
-    model = MaskablePPO("MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.n_steps,
-                        batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma,
-                        gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
-                        policy_kwargs=dict(net_arch=net_arch, activation_fn=activation),
-                        tensorboard_log=str(run_dir / "tensorboard"), seed=args.seed, device="cpu", verbose=0)
+    hyper = dict(learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
+                 n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
+                 ent_coef=args.ent_coef)
+    if args.resume:
+        # MaskablePPO.load unpickles the archive: only for checkpoints this project wrote for you.
+        recorded = read_info(args.resume)
+        check_compatible(recorded, args.env, args.players, rules, where=f"--resume {args.resume}")
+        if recorded.features != args.features or recorded.net_arch != tuple(net_arch):
+            raise ValueError(f"--resume {args.resume} uses features={recorded.features!r}, net_arch="
+                             f"{list(recorded.net_arch)}; pass the same --features and --net-arch")
+        model = MaskablePPO.load(str(archive_path(args.resume)), env=env, device="cpu", custom_objects=hyper,
+                                 tensorboard_log=str(run_dir / "tensorboard"))
+    else:
+        model = MaskablePPO("MlpPolicy", env, policy_kwargs=dict(net_arch=net_arch, activation_fn=activation),
+                            tensorboard_log=str(run_dir / "tensorboard"), seed=args.seed, device="cpu", verbose=0,
+                            **hyper)
 
     if args.imitate:
         teacher = agents.make(args.imitate, game=args.env, seed=args.seed + 500)
@@ -273,7 +286,8 @@ def train(args: Args) -> dict:
                                 dataclasses.replace(info, timesteps=self.num_timesteps))
 
     callback = TrainingCallback()
-    model.learn(total_timesteps=args.total_timesteps, callback=callback, tb_log_name="ppo")
+    model.learn(total_timesteps=args.total_timesteps, callback=callback, tb_log_name="ppo",
+                reset_num_timesteps=not args.resume)
     callback.bar.close()
     train_seconds = time.time() - callback.start
     final_path = save_checkpoint(model, run_dir / "final", dataclasses.replace(info, timesteps=model.num_timesteps))
