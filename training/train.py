@@ -247,6 +247,9 @@ def train(args: Args) -> dict:
             self.bar = tqdm(total=args.total_timesteps, disable=not args.progress, unit="step", smoothing=0.05)
             self.start = time.time()
 
+        def _on_training_start(self) -> None:
+            self.first_step = self.num_timesteps  # non-zero when resuming
+
         def _on_step(self) -> bool:
             for done, info in zip(self.locals["dones"], self.locals["infos"]):
                 if not done:
@@ -263,7 +266,7 @@ def train(args: Args) -> dict:
 
         def _on_rollout_end(self) -> None:
             self.updates += 1
-            rate = self.num_timesteps / max(time.time() - self.start, 1e-9)
+            rate = (self.num_timesteps - self.first_step) / max(time.time() - self.start, 1e-9)
             win = float(np.mean(self.recent)) if self.recent else float("nan")
             self.bar.set_postfix(steps_per_s=f"{rate:,.0f}", win_rate=f"{win:.3f}", games=len(self.recent))
             self.logger.record("game/win_rate", win)
@@ -307,8 +310,9 @@ def train(args: Args) -> dict:
     print("\n\n".join(tables))
     (run_dir / "tournament.json").write_text(json.dumps(summary, indent=2))
     curve_path = plot_curve(curve, run_dir / "learning_curve.png", args.players)
-    print(f"\ntrained {model.num_timesteps:,} steps in {train_seconds / 60:.1f} min "
-          f"({model.num_timesteps / train_seconds:,.0f} steps/s)")
+    trained_now = model.num_timesteps - callback.first_step
+    print(f"\ntrained {trained_now:,} steps ({model.num_timesteps:,} in all) in {train_seconds / 60:.1f} min "
+          f"({trained_now / train_seconds:,.0f} steps/s)")
     print(f"checkpoint:     {final_path} (+ {final_path.with_suffix('.json').name})")
     print(f"tournament:     {run_dir / 'tournament.json'}")
     print(f"learning curve: {curve_path}")
