@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from .tournament import ENVS, TournamentResult, play_tournament
+from .tournament import ENVS, TournamentResult, play_tournament, unique_names
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,7 +80,7 @@ def run(argv: Sequence[str] | None = None) -> TournamentResult:
         # refused here, before any game is played.
         agent = agents.make(spec, game=args.env, seed=seed + 1 + i, num_players=players, rules=rules)
         built.append(agent)
-    names = _unique(specs)
+    names = unique_names(specs)
     result = play_tournament(built, num_players=players, games=games, seed=seed, env=args.env,
                              batch_size=batch_size, progress=args.progress, names=names, **rules)
     print(f"{args.env}, {players} players, {result.games} games ({result.deals} deals x {len(result.lineups)} "
@@ -96,15 +96,6 @@ def run(argv: Sequence[str] | None = None) -> TournamentResult:
     if args.plot:
         print(f"wrote {plot(result, args.plot)}")
     return result
-
-
-def _unique(specs: list[str]) -> list[str]:
-    seen: dict[str, int] = {}
-    out = []
-    for spec in specs:
-        seen[spec] = seen.get(spec, 0) + 1
-        out.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
-    return out
 
 
 def plot(result: TournamentResult, path: str | Path) -> Path:

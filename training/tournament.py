@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -43,14 +42,14 @@ Z95 = 1.959963984540054
 
 def wilson_interval(wins: float, n: float, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a proportion ``wins / n`` (fractional wins allowed)."""
+    from keine_ahnung_env.games.keine_ahnung.risk import wilson_interval as wilson
+
     if n <= 0:
         return float("nan"), float("nan")
     phat = wins / n
-    denom = 1 + z * z / n
-    centre = (phat + z * z / (2 * n)) / denom
-    half = z * math.sqrt(max(phat * (1 - phat), 0.0) / n + z * z / (4 * n * n)) / denom
+    low, high = wilson(wins, n, z)
     # Rounding must not put the interval beside its own estimate at 0 or 1.
-    return max(0.0, min(centre - half, phat)), min(1.0, max(centre + half, phat))
+    return max(0.0, min(float(low), phat)), min(1.0, max(float(high), phat))
 
 
 def lineups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
@@ -215,7 +214,7 @@ def play_tournament(agents: Sequence[Any], num_players: int = 4, games: int = 20
     if isinstance(rating_passes, bool) or not isinstance(rating_passes, (int, np.integer)) or rating_passes < 1:
         raise ValueError(f"rating_passes={rating_passes!r}; allowed: a positive integer")
     agents = list(agents)
-    names = list(names) if names is not None else _unique_names([getattr(a, "name", type(a).__name__) for a in agents])
+    names = list(names) if names is not None else unique_names([getattr(a, "name", type(a).__name__) for a in agents])
     if len(names) != len(agents):
         raise ValueError(f"{len(names)} names for {len(agents)} agents")
     P = int(num_players)
@@ -301,7 +300,8 @@ def _rate(names: list[str], seat_agent: np.ndarray, ranks: np.ndarray, passes: i
     return np.mean(mus, axis=0), np.mean(sigmas, axis=0)
 
 
-def _unique_names(names: list[str]) -> list[str]:
+def unique_names(names: list[str]) -> list[str]:
+    """Labels made unique by numbering repeats: ``["greedy", "greedy"]`` -> ``["greedy", "greedy#2"]``."""
     seen: dict[str, int] = {}
     out = []
     for n in names:
