@@ -16,38 +16,18 @@ should. Exits with status 1 when a state falls outside its simultaneous interval
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
-import time
 
 import numpy as np
 
 
 def validate(states: int = 1000, playouts: int = 4000, seed: int = 0, verbose: bool = True) -> dict:
     """Runs the check and returns its figures (see the module docstring)."""
-    import agents
     from keine_ahnung_env.games.keine_ahnung import risk
-    from keine_ahnung_env.games.keine_ahnung.core import KeineAhnungCore
 
-    rng = np.random.default_rng(seed)
-    variants = [(P, memory, policy) for P in (2, 3, 4, 5) for memory in ("perfect", "none") for policy in ("random", "greedy")]
-    per_variant = -(-states // len(variants))
-    exact, hits, by_variant = [], [], []
-    scratch: dict = {}
-    start = time.time()
-    for i, (P, memory, policy) in enumerate(variants):
-        agent = None if policy == "random" else agents.make(policy, seed=seed + i)
-        gen = risk.collect_call_states(num_players=(P,), memories=(memory,), per_variant=per_variant,
-                                       seed=seed * 1000 + i, policy=agent)
-        for core, b in itertools.islice(gen, per_variant):
-            obs = core.observe(core.current)[b]
-            p = risk.call_success_probability(obs)
-            if core.rules not in scratch:
-                scratch[core.rules] = KeineAhnungCore(playouts, core.rules, seed=seed)
-            k, n = risk.monte_carlo_call_success(core, b, playouts, rng, scratch=scratch[core.rules])
-            exact.append(p)
-            hits.append(k)
-            by_variant.append(f"{P}p/{memory}/{policy}")
+    check = risk.engine_check(states, playouts, seed=seed)
+    exact, hits = check["exact"], check["hits"]
+    by_variant = [f"{P}p/{memory}/{policy}" for P, memory, policy in check["variants"]]
     exact_arr = np.array(exact)
     hits_arr = np.array(hits)
     estimate = hits_arr / playouts
@@ -60,7 +40,7 @@ def validate(states: int = 1000, playouts: int = 4000, seed: int = 0, verbose: b
         "max_abs_error": float(np.abs(exact_arr - estimate).max()),
         "inside_99": int(inside_99.sum()), "inside_99_simultaneous": int(inside_family.sum()),
         "mean_exact": float(exact_arr.mean()), "certain_failures": int((exact_arr == 0).sum()),
-        "certain_successes": int((exact_arr == 1).sum()), "seconds": time.time() - start,
+        "certain_successes": int((exact_arr == 1).sum()), "seconds": check["seconds"],
     }
     if verbose:
         print(f"{count} states x {playouts} play-outs ({figures['seconds']:.0f} s); mean exact probability "

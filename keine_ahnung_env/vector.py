@@ -92,7 +92,7 @@ class VectorEnv:
         terminated, truncated = core.terminated.copy(), core.truncated.copy()
         scores = core.scores.copy()
         ended = np.flatnonzero(was_live & (terminated | truncated))
-        final_observation = np.stack([core.observe(p)[ended] for p in range(self.num_players)], axis=1) if ended.size \
+        final_observation = np.stack([core.observe(p, games=ended) for p in range(self.num_players)], axis=1) if ended.size \
             else np.zeros((0, self.num_players, self.observation_size), np.float32)
         if self.autoreset and ended.size:
             core.reset_games(ended)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import os
 import tempfile
-import time
 
 import numpy as np
 
@@ -149,25 +148,10 @@ def monte_carlo_check(states: int = 200, playouts: int = 2000, seed: int = 0):
     """The exact probability next to Monte Carlo play-outs of the real engine for ``states`` call
     states (2-5 players, both memory modes, random and greedy play). Returns a dict of arrays:
     exact, hits, playouts, label, and ``seconds``."""
-    rng = np.random.default_rng(seed)
-    variants = [(P, m, pol) for P in (2, 3, 4, 5) for m in ("perfect", "none") for pol in ("random", "greedy")]
-    per = max(1, -(-states // len(variants)))
-    exact, hits, labels = [], [], []
-    scratch: dict = {}
-    start = time.time()
-    for i, (P, memory, pol) in enumerate(variants):
-        agent = None if pol == "random" else agents.make(pol, seed=seed + i)
-        gen = risk.collect_call_states(num_players=(P,), memories=(memory,), per_variant=per,
-                                       seed=seed * 1000 + i, policy=agent, num_envs=32)
-        for core, b in itertools.islice(gen, per):
-            exact.append(risk.call_success_probability(core.observe(core.current)[b]))
-            if core.rules not in scratch:
-                scratch[core.rules] = KeineAhnungCore(playouts, core.rules, seed=seed)
-            k, _ = risk.monte_carlo_call_success(core, b, playouts, rng, scratch=scratch[core.rules])
-            hits.append(k)
-            labels.append(f"{P}p/{memory}")
-    return {"exact": np.array(exact), "hits": np.array(hits), "playouts": playouts, "label": np.array(labels),
-            "seconds": time.time() - start}
+    check = risk.engine_check(states, playouts, seed=seed, num_envs=32)
+    labels = [f"{P}p/{memory}" for P, memory, _ in check["variants"]]
+    return {"exact": check["exact"], "hits": check["hits"], "playouts": playouts, "label": np.array(labels),
+            "seconds": check["seconds"]}
 
 
 # --------------------------------------------------------------------------------------------------

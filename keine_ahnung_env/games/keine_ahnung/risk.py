@@ -44,7 +44,7 @@ __all__ = [
     "SLOT_EMPTY", "SLOT_UNKNOWN", "SLOT_KNOWN", "TableView", "decode", "layout_for", "call_is_legal",
     "call_success_probability", "batch_call_success_probability", "exact_call_success_probability",
     "unknown_fit_probability", "expected_trophy_value", "expected_call_value", "monte_carlo_call_success",
-    "binomial_interval_contains", "wilson_interval", "collect_call_states", "face_fit_counts", "all_good_probability",
+    "binomial_interval_contains", "wilson_interval", "collect_call_states", "engine_check", "face_fit_counts", "all_good_probability",
 ]
 
 SLOT_EMPTY, SLOT_UNKNOWN, SLOT_KNOWN = 0, 1, 2
@@ -479,3 +479,39 @@ def collect_call_states(num_players: Sequence[int] = (2, 3, 4, 5), memories: Seq
                     yield core, int(b)
                     found += 1
                 core.step(actions)
+
+
+def engine_check(states: int, playouts: int, seed: int = 0, num_envs: int = 64) -> dict:
+    """The exact probability next to Monte Carlo play-outs of the real engine for about ``states``
+    call states, spread over 2-5 players, both memory modes and random or greedy play.
+
+    Returns ``exact`` [S] and ``hits`` [S] (successful play-outs of ``playouts``) arrays, the
+    ``variants`` list of ``(players, memory, policy)`` per state, ``playouts`` and ``seconds``.
+    """
+    import itertools
+    import time
+
+    import agents
+
+    from .core import KeineAhnungCore
+
+    rng = np.random.default_rng(seed)
+    variants = [(P, memory, policy) for P in (2, 3, 4, 5) for memory in ("perfect", "none")
+                for policy in ("random", "greedy")]
+    per_variant = max(1, -(-states // len(variants)))
+    exact, hits, labels = [], [], []
+    scratch: dict = {}
+    start = time.time()
+    for i, (P, memory, policy) in enumerate(variants):
+        agent = None if policy == "random" else agents.make(policy, seed=seed + i)
+        found = collect_call_states(num_players=(P,), memories=(memory,), per_variant=per_variant,
+                                    seed=seed * 1000 + i, policy=agent, num_envs=num_envs)
+        for core, b in itertools.islice(found, per_variant):
+            exact.append(call_success_probability(core.observe(core.current)[b]))
+            if core.rules not in scratch:
+                scratch[core.rules] = KeineAhnungCore(playouts, core.rules, seed=seed)
+            k, _ = monte_carlo_call_success(core, b, playouts, rng, scratch=scratch[core.rules])
+            hits.append(k)
+            labels.append((P, memory, policy))
+    return {"exact": np.array(exact), "hits": np.array(hits), "variants": labels, "playouts": playouts,
+            "seconds": time.time() - start}
