@@ -226,3 +226,31 @@ def test_counter_beats_greedy():
                              rating_passes=1)
     counter = result.agents[0]
     assert counter.win_interval[0] > 1 / 3, result.table()
+
+
+# ------------------------------------------------------------------------------- masked sampling
+
+
+def test_sample_masked_is_uniform_over_legal_actions_and_matches_the_weighted_path():
+    from agents.base import sample_masked
+
+    rng = np.random.default_rng(3)
+    mask = rng.random((5000, NUM_ACTIONS)) < 0.3
+    mask[:10] = False  # rows without a legal action get 0
+    uniform = sample_masked(np.random.default_rng(8), mask)
+    weighted = sample_masked(np.random.default_rng(8), mask, weights=np.ones(mask.shape))
+    # The integer fast path draws the same action from the same random number as the float path.
+    np.testing.assert_array_equal(uniform, weighted)
+    assert (uniform[:10] == 0).all() and mask[np.arange(10, 5000), uniform[10:]].all()
+    # One row, many draws: every legal action about equally often, never an illegal one.
+    row = np.zeros((20000, NUM_ACTIONS), bool)
+    row[:, [1, 7, 30, 43]] = True
+    counts = np.bincount(sample_masked(np.random.default_rng(9), row), minlength=NUM_ACTIONS)
+    assert counts.sum() == counts[[1, 7, 30, 43]].sum()
+    assert np.abs(counts[[1, 7, 30, 43]] / 20000 - 0.25).max() < 0.015  # 5 sigma is about 0.0153
+    # Weights still bias the draw; a 3-D mask is refused.
+    biased = sample_masked(np.random.default_rng(9), row, weights=np.where(np.arange(NUM_ACTIONS) == 43, 9.0, 1.0))
+    assert (biased == 43).mean() > 0.7
+    with pytest.raises(ValueError, match="2-D"):
+        sample_masked(rng, mask[None])
+    assert sample_masked(rng, np.zeros((3, 0), bool)).tolist() == [0, 0, 0]
