@@ -18,7 +18,8 @@ Sections (``--sections``, comma-separated; default all):
   PettingZoo docs (``agent_iter`` / ``last`` / a random legal action from the mask), beside
   PettingZoo's ``connect_four_v3`` (and ``leduc_holdem_v4``), OpenSpiel's hanabi and hearts through
   ``pyspiel`` (random legal actions, chance nodes sampled and not counted) and RLCard's UNO, with the
-  ratios to each.
+  ratios to each; then the loop's own ceiling: a do-nothing env through the same classic wrappers
+  (no wrapped env can beat it) and bare, and the unwrapped ``raw_env`` s side by side.
 * ``sb3``: ``keine_ahnung_v0.sb3_vec_env`` (opponents act in batch) against SB3's ``DummyVecEnv`` of
   ``solo_env`` s, both with heuristic opponents (``agents.make("greedy")``) and the learner's masks
   fetched as MaskablePPO does; then the environment's share of the wall time of a short
@@ -294,6 +295,60 @@ def _aec_rate(make_env: Callable[[], Any], cfg: Config, seed: int) -> float:
     return _median([n / w for n, w, _ in runs])
 
 
+def _noop_aec_env(wrapped: bool = True):
+    """A 4-player AEC env that does nothing (a fixed 8-value observation, 4 legal actions, 160
+    decisions a game), wrapped like PettingZoo's classic games: no env stepped by the agent loop
+    through those wrappers can be faster, so its rate is the ceiling of that loop."""
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+
+    class NoOpEnv(AECEnv):
+        metadata = {"name": "noop_v0", "is_parallelizable": False, "render_modes": []}
+
+        def __init__(self):
+            super().__init__()
+            self.possible_agents = [f"player_{i}" for i in range(4)]
+            self._observation = {"observation": np.zeros(8, np.int8), "action_mask": np.ones(4, np.int8)}
+            self._obs_space = spaces.Dict({"observation": spaces.Box(0, 1, (8,), np.int8),
+                                           "action_mask": spaces.Box(0, 1, (4,), np.int8)})
+
+        def observation_space(self, agent):
+            return self._obs_space
+
+        def action_space(self, agent):
+            return spaces.Discrete(4)
+
+        def observe(self, agent):
+            return self._observation
+
+        def reset(self, seed=None, options=None):
+            self.agents = self.possible_agents[:]
+            self.rewards = {a: 0 for a in self.agents}
+            self._cumulative_rewards = {a: 0 for a in self.agents}
+            self.terminations = {a: False for a in self.agents}
+            self.truncations = {a: False for a in self.agents}
+            self.infos = {a: {} for a in self.agents}
+            self._decisions = 0
+            self.agent_selection = self.agents[0]
+
+        def step(self, action):
+            if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
+                return self._was_dead_step(action)
+            self._decisions += 1
+            if self._decisions >= 160:
+                self.terminations = {a: True for a in self.agents}
+            self.agent_selection = self.agents[self._decisions % 4]
+            self._cumulative_rewards[self.agent_selection] = 0
+            self._accumulate_rewards()
+
+    env = NoOpEnv()
+    if wrapped:
+        env = wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(
+            wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)))
+    return env
+
+
 def _openspiel_rate(game_name: str, cfg: Config) -> float:
     """Decisions per second of random legal play through ``pyspiel`` (chance nodes not counted)."""
     import pyspiel
@@ -430,7 +485,27 @@ def section_aec(cfg: Config) -> dict[str, Any]:
             for r in ours:
                 row[f"ratio_{r['env'].split('=')[1].rstrip(')')}p"] = r["decisions_per_s"] / rate
         rows.append(row)
-    return {"rows": rows}
+    return {"rows": rows, "ceiling": _aec_ceiling(make, cfg)}
+
+
+def _aec_ceiling(make, cfg: Config) -> dict[str, Any]:
+    """What the agent loop costs by itself: a do-nothing env through the classic wrappers and bare,
+    and the unwrapped ``raw_env`` of Keine Ahnung (4 players) and ``connect_four_v3`` side by side."""
+    out: dict[str, Any] = {"noop_wrapped": _aec_rate(_noop_aec_env, cfg, cfg.seed),
+                           "noop_raw": _aec_rate(lambda: _noop_aec_env(wrapped=False), cfg, cfg.seed)}
+    from . import keine_ahnung_v0
+
+    out["keine_ahnung_raw_4p"] = _aec_rate(lambda: keine_ahnung_v0.raw_env(num_players=4), cfg, cfg.seed)
+    connect_four, why = peer_rate("pettingzoo connect_four_v3", cfg)
+    if connect_four is None:
+        out["note"] = why
+        return out
+    from pettingzoo.classic import connect_four_v3
+
+    out["connect_four_raw"] = _aec_rate(connect_four_v3.raw_env, cfg, cfg.seed)
+    out["noop_wrapped_vs_connect_four"] = out["noop_wrapped"] / connect_four
+    out["raw_ratio"] = out["keine_ahnung_raw_4p"] / out["connect_four_raw"]
+    return out
 
 
 class _Timer:
@@ -655,6 +730,16 @@ def render(results: dict[str, Any]) -> str:
         for r in a["rows"]:
             if r.get("note"):
                 out.append(f"   {r['env']}: {r['note']}")
+        c = a.get("ceiling", {})
+        if c:
+            out.append(f"   ceiling of this loop: a do-nothing env through the classic wrappers {c['noop_wrapped']:,.0f} "
+                       f"dec/s, bare {c['noop_raw']:,.0f}")
+            if "noop_wrapped_vs_connect_four" in c:
+                out.append(f"   (the wrapped do-nothing env is {c['noop_wrapped_vs_connect_four']:.2f}x connect_four_v3); "
+                           f"unwrapped raw_env: keine_ahnung_v0 4p {c['keine_ahnung_raw_4p']:,.0f}, connect_four_v3 "
+                           f"{c['connect_four_raw']:,.0f} dec/s ({c['raw_ratio']:.2f}x)")
+            elif c.get("note"):
+                out.append(f"   unwrapped raw_env: keine_ahnung_v0 4p {c['keine_ahnung_raw_4p']:,.0f} dec/s; {c['note']}")
     if "sb3" in sec:
         s = sec["sb3"]
         out.append("\n== sb3: learner steps/s with heuristic opponents ==")

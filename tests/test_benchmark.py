@@ -67,6 +67,12 @@ def test_aec_section_measures_keine_ahnung_and_reports_each_peer(results):
             assert row["note"].startswith("not available")
         else:
             assert positive(row["decisions_per_s"]) and positive(row["ratio_2p"])
+    ceiling = results[1]["sections"]["aec"]["ceiling"]
+    # Figures only: the issue rules out timed assertions, so no rate is compared with another here.
+    assert all(positive(ceiling[k]) for k in ("noop_raw", "noop_wrapped", "keine_ahnung_raw_4p"))
+    if "connect_four_raw" in ceiling:
+        assert ceiling["raw_ratio"] == ceiling["keine_ahnung_raw_4p"] / ceiling["connect_four_raw"]
+    assert "ceiling of this loop" in results[0]
 
 
 def test_sb3_section_compares_the_vector_envs_or_says_why_not(results):

@@ -1402,6 +1402,11 @@ class KeineAhnungCore:
         See ``observation.py`` for the sections; nothing a seat may not know is read.
         """
         P, N = self.num_players, self.tables.num_cards
+        if games is None and self.num_envs == 1 and isinstance(seats, (int, np.integer)):
+            # The AEC env's call, once per step: skip the array set-up below.
+            if not 0 <= seats < P:
+                raise ValueError(f"seat must be in 0..{P - 1}; got {[int(seats)]}")
+            return self._observe_one(int(seats))[None]
         if games is None:
             g, n = self._arange, self.num_envs
         else:
@@ -1508,7 +1513,7 @@ class KeineAhnungCore:
 
     def _observe_one(self, seat: int) -> np.ndarray:
         """``observe`` of game 0 of a one-game core: the same vector with fewer array calls."""
-        P, N = self.num_players, self.tables.num_cards
+        P = self.num_players
         off = self._obs_off
         obs = np.zeros(self._obs_size, np.float32)
         phase = int(self.phase[0])
