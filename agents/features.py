@@ -56,27 +56,41 @@ class ObservationFeatures:
         return np.concatenate([scaled, np.nan_to_num(hints, nan=0.0).astype(np.float32)], axis=1)
 
 
-def feature_vec_env(venv, features: ObservationFeatures):
-    """Wraps an SB3 VecEnv that yields raw observations so that it yields ``features(obs)``."""
+def feature_vec_env(venv, features: ObservationFeatures, privileged=None, privileged_width: int = 0):
+    """Wraps an SB3 VecEnv that yields raw observations so that it yields ``features(obs)``.
+
+    ``privileged`` (training only; ``training/oracle.py``): a callable ``venv -> [B, privileged_width]``
+    of hidden state appended after the features for an asymmetric critic. Terminal observations get
+    zeros there (the game they ended is already dealt again)."""
     from gymnasium import spaces
     from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    width = features.size + (privileged_width if privileged is not None else 0)
+
+    def inputs(obs):
+        x = features(obs)
+        return x if privileged is None else np.concatenate([x, privileged(venv)], axis=1)
+
+    def terminal(obs):
+        x = features(obs[None])[0]
+        return x if privileged is None else np.concatenate([x, np.zeros(privileged_width, np.float32)])
 
     class FeatureVecEnv(VecEnvWrapper):
         """Applies :class:`ObservationFeatures` to observations and terminal observations."""
 
         def __init__(self):
-            space = spaces.Box(0.0, 1.0, (features.size,), np.float32)
+            space = spaces.Box(0.0, 1.0, (width,), np.float32)
             super().__init__(venv, observation_space=space)
 
         def reset(self):
-            return features(self.venv.reset())
+            return inputs(self.venv.reset())
 
         def step_wait(self):
             obs, rewards, dones, infos = self.venv.step_wait()
             for info in infos:
                 if "terminal_observation" in info:
-                    info["terminal_observation"] = features(info["terminal_observation"][None])[0]
-            return features(obs), rewards, dones, infos
+                    info["terminal_observation"] = terminal(info["terminal_observation"])
+            return inputs(obs), rewards, dones, infos
 
         def action_masks(self):
             return self.venv.action_masks()

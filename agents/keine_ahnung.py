@@ -217,7 +217,6 @@ class GreedyAgent(KeineAhnungAgent):
     def _remaining_own(self, view: TableView) -> tuple[np.ndarray, np.ndarray]:
         """Own known [B, 6] and unknown [B, 6] slots other than the card being placed."""
         unknown, known, _ = self._own(view)
-        B = unknown.shape[0]
         from_slot = view.pending_slot >= 0
         rows = np.flatnonzero(from_slot)
         known = known.copy()

@@ -5,8 +5,10 @@ A checkpoint is two files side by side:
 * ``NAME.zip`` - the Stable-Baselines3 archive written by ``model.save`` (policy weights in
   ``policy.pth``, optimizer state, and a ``data`` entry of cloudpickled Python objects);
 * ``NAME.json`` - the sidecar: game, player count, rules options, observation version and size,
-  action count, the policy's feature set (``agents/features.py``), its architecture and the
-  archive's SHA-256.
+  action count, the policy's feature set (``agents/features.py``), its architecture, its critic
+  (``public``, or ``oracle`` with the width of the hidden-state columns its value network read in
+  training: ``agents/policies.py``; the agent feeds zeros there, which the actor never reads) and
+  the archive's SHA-256.
 
 Trust model: ``MaskablePPO.load`` unpickles the archive's ``data`` entry, which can run arbitrary
 code, so it is only for archives you made yourself. :func:`load_policy` never does that: it reads the
@@ -39,6 +41,7 @@ from .features import FEATURE_SETS, ObservationFeatures
 
 CHECKPOINT_FORMAT = "keine_ahnung_env.ppo/1"
 ACTIVATIONS = ("tanh", "relu")
+CRITICS = ("public", "oracle")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,6 +58,8 @@ class CheckpointInfo:
     net_arch: tuple[int, ...]
     activation: str
     timesteps: int = 0
+    critic: str = "public"
+    privileged_size: int = 0
     sha256: str = ""
     format: str = CHECKPOINT_FORMAT
 
@@ -72,7 +77,7 @@ class CheckpointInfo:
         if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
             raise ValueError(f"checkpoint sidecar {where} is not a {CHECKPOINT_FORMAT} sidecar")
         fields = {f.name for f in dataclasses.fields(cls)}
-        missing = fields - set(data) - {"timesteps", "sha256", "format"}
+        missing = fields - set(data) - {"timesteps", "sha256", "format", "critic", "privileged_size"}
         if missing:
             raise ValueError(f"checkpoint sidecar {where} lacks {sorted(missing)}")
         try:
@@ -87,6 +92,9 @@ class CheckpointInfo:
             raise ValueError(f"checkpoint sidecar {where}: features {info.features!r}; allowed: {FEATURE_SETS}")
         if info.activation not in ACTIVATIONS:
             raise ValueError(f"checkpoint sidecar {where}: activation {info.activation!r}; allowed: {ACTIVATIONS}")
+        if info.critic not in CRITICS or (info.critic == "oracle") != (info.privileged_size > 0):
+            raise ValueError(f"checkpoint sidecar {where}: critic {info.critic!r} with privileged_size "
+                             f"{info.privileged_size}; allowed: 'public' with 0, 'oracle' with a positive size")
         return info
 
 
@@ -94,11 +102,11 @@ def _field_problems(info: CheckpointInfo) -> list[str]:
     """What is wrong with the types and ranges of a sidecar's fields (empty when nothing)."""
     problems = []
     for name, low in (("num_players", 1), ("observation_version", 1), ("observation_size", 1), ("num_actions", 1),
-                      ("timesteps", 0)):
+                      ("timesteps", 0), ("privileged_size", 0)):
         value = getattr(info, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             problems.append(f"{name}={value!r}; allowed: an integer >= {low}")
-    for name in ("game", "features", "activation", "sha256"):
+    for name in ("game", "features", "activation", "sha256", "critic"):
         if not isinstance(getattr(info, name), str):
             problems.append(f"{name}={getattr(info, name)!r}; allowed: a string")
     if not isinstance(info.rules, dict):
@@ -146,7 +154,6 @@ def check_compatible(info: CheckpointInfo, game: str, num_players: int, rules: d
                      where: str = "checkpoint") -> None:
     """Refuses a policy for another game, player count, rules or observation encoding."""
     from keine_ahnung_env.games.keine_ahnung.config import Rules
-    from keine_ahnung_env.games.keine_ahnung.observation import OBSERVATION_VERSION
 
     check_game(info, game, where)
     if info.num_players != num_players:
@@ -190,8 +197,13 @@ def build_policy(info: CheckpointInfo):
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     width = ObservationFeatures(info.features, info.num_players, info.rules).size
-    obs_space = spaces.Box(0.0, 1.0, (width,), np.float32)
+    obs_space = spaces.Box(0.0, 1.0, (width + info.privileged_size,), np.float32)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[info.activation]
+    if info.critic == "oracle":
+        from .policies import OracleCriticPolicy
+
+        return OracleCriticPolicy(obs_space, spaces.Discrete(info.num_actions), lambda _: 0.0, public_size=width,
+                                  net_arch=list(info.net_arch), activation_fn=activation)
     return MaskableActorCriticPolicy(obs_space, spaces.Discrete(info.num_actions), lambda _: 0.0,
                                      net_arch=list(info.net_arch), activation_fn=activation)
 
@@ -264,6 +276,9 @@ class PPOAgent:
         if mask.shape != (obs.shape[0], self.info.num_actions):
             raise ValueError(f"{self.name}: action_mask must be [batch, {self.info.num_actions}]; got {mask.shape}")
         obs = self._features(obs)
+        if self.info.privileged_size:
+            # An oracle-critic policy's actor never reads these columns; they exist for its critic.
+            obs = np.concatenate([obs, np.zeros((obs.shape[0], self.info.privileged_size), np.float32)], axis=1)
         with torch.no_grad():
             dist = self.policy.get_distribution(torch.as_tensor(obs), action_masks=mask)
             if self.deterministic:

@@ -101,6 +101,19 @@ def test_training_rejects_bad_arguments():
         train_module.main(["--rules", "colour_blind=true", "--total-timesteps", "64"])
     with pytest.raises(ValueError, match="key=value"):
         parse_rules(["memory"])
+    with pytest.raises(ValueError, match="--max-minutes"):
+        train_module.main(["--max-minutes", "-1"])
+
+
+def test_max_minutes_stops_after_the_rollout_that_ran_past_it(tmp_path):
+    # A budget already spent after the first rollout: one PPO update, then the usual final steps.
+    summary = train_module.main([
+        "--players", "2", "--total-timesteps", "1000000", "--max-minutes", "1e-9", "--num-envs", "4", "--n-steps",
+        "16", "--batch-size", "64", "--n-epochs", "1", "--eval-every", "0", "--final-games", "2", "--opponents",
+        "random", "--out-dir", str(tmp_path), "--no-progress", "--net-arch", "16,16"])
+    # 4 games x 16 steps in the rollout, plus the one step of the next rollout that saw the stop.
+    assert summary["timesteps"] == 4 * 16 + 4
+    assert read_info(summary["checkpoint"]).timesteps == summary["timesteps"]
 
 
 def test_every_training_argument_is_documented():
@@ -167,11 +180,15 @@ def test_imitation_fits_the_teachers_decisions():
     info = CheckpointInfo(game="keine_ahnung_v0", num_players=2, rules={}, observation_version=1,
                           observation_size=features.input_size, num_actions=44, features="hints",
                           net_arch=(64,), activation="tanh")
+    import torch
+
+    torch.manual_seed(0)  # the fresh policy's weights; otherwise they depend on the tests run before
     policy = build_policy(info)
     fit = pretrain(policy, demos, epochs=8, batch_size=256)
-    # never_call never calls: the fitted policy must have learned that CALL is not what it does
-    assert fit["accuracy"] > 0.5
-    import torch
+    # The teacher picks among its unknown cards at random, so no fit matches it much above 1/2; a
+    # uniform guess among the legal actions would match a third of its decisions.
+    chance = float(np.mean(1.0 / demos.masks.sum(1)))
+    assert fit["accuracy"] > chance + 0.1
 
     with torch.no_grad():
         dist = policy.get_distribution(torch.as_tensor(demos.inputs), action_masks=demos.masks)
@@ -189,3 +206,88 @@ def test_resume_continues_a_checkpoint_and_refuses_another_variant(trained, tmp_
         train_module.main(["--players", "4", "--resume", trained["checkpoint"]] + common)
     with pytest.raises(ValueError, match="net_arch"):
         train_module.main(["--players", "3", "--resume", trained["checkpoint"]] + common[:-1] + ["64,64"])
+
+
+# ------------------------------------------------------------------------------ oracle critic
+
+
+def test_privileged_features_read_the_hidden_state_from_the_learners_seat():
+    from keine_ahnung_env.games.keine_ahnung.risk import face_fit_counts
+    from training.oracle import DRAW_LOOKAHEAD, privileged_features, privileged_size
+
+    env = keine_ahnung_v0.vector_env(6, num_players=4, seed=5)
+    result, rng = env.reset(), np.random.default_rng(0)
+    for _ in range(40):
+        result = env.step(agents.base.sample_masked(rng, result.action_mask))
+    core = env.core
+    seats = np.array([0, 1, 2, 3, 0, 2])
+    x = privileged_features(core, seats)
+    assert x.shape == (6, privileged_size(4)) and x.dtype == np.float32 and 0 <= x.min() and x.max() <= 1
+    t = core.tables
+    fits = face_fit_counts(core.top_count, t) > 0
+    for b, seat in enumerate(seats):
+        layouts = x[b, : 4 * 6 * 2].reshape(4, 6, 2)
+        for r in range(4):  # relative seats: the learner first
+            for slot, card in enumerate(core.layout[b, (seat + r) % 4]):
+                expected = (0, 0) if card < 0 else (fits[b, t.face[card]], t.is_prize[card])
+                assert tuple(layouts[r, slot]) == expected
+        draws = x[b, 48 : 48 + DRAW_LOOKAHEAD * 6].reshape(DRAW_LOOKAHEAD, 6)
+        left = int(core.draw_len[b] - core.draw_pos[b])
+        assert draws[:, 0].tolist() == [1.0] * min(left, DRAW_LOOKAHEAD) + [0.0] * max(0, DRAW_LOOKAHEAD - left)
+        if left:
+            card = core.draw_cards[b, core.draw_pos[b]]
+            assert draws[0, 2] == t.is_prize[card] and draws[0, 1] == (not t.is_prize[card] and fits[b, t.face[card]])
+        pos = int(core.trophy_pos[b])
+        assert x[b, -3] == pytest.approx(core.trophy_order[b, pos] / t.trophies.max() if pos < len(t.trophies) else 0)
+
+
+def test_oracle_critic_lends_the_actor_and_keeps_it_frozen_during_warm_up(trained, tmp_path):
+    from training.oracle import privileged_size
+
+    common = ["--players", "3", "--total-timesteps", "512", "--num-envs", "8", "--n-steps", "32", "--batch-size",
+              "128", "--n-epochs", "2", "--eval-every", "1", "--eval-games", "3", "--final-games", "3", "--opponents",
+              "greedy", "--out-dir", str(tmp_path), "--no-progress", "--net-arch", "32,32", "--critic", "oracle"]
+    # Two updates, both inside the warm-up: only the new critic learns.
+    summary = train_module.main(common + ["--resume", trained["checkpoint"], "--critic-warmup", "2",
+                                          "--run-name", "frozen"])
+    info = read_info(summary["checkpoint"])
+    assert info.critic == "oracle" and info.privileged_size == privileged_size(3)
+    before, _ = load_policy(trained["checkpoint"])
+    after, _ = load_policy(summary["checkpoint"])
+    lent = {k: v for k, v in before.state_dict().items() if k.startswith(("mlp_extractor.policy_net.", "action_net."))}
+    new = after.state_dict()
+    assert all(np.array_equal(v.numpy(), new[k].numpy()) for k, v in lent.items())
+    assert new["mlp_extractor.value_net.0.weight"].shape[1] == before.state_dict()[
+        "mlp_extractor.value_net.0.weight"].shape[1] + privileged_size(3)
+    # Without warm-up the actor moves; the agent plays legal games and never reads the hidden columns.
+    moved = train_module.main(common + ["--resume", summary["checkpoint"], "--run-name", "moving"])
+    policy, info = load_policy(moved["checkpoint"])
+    assert not all(np.array_equal(v.numpy(), policy.state_dict()[k].numpy()) for k, v in lent.items())
+    agent = agents.make("ppo", path=moved["checkpoint"], num_players=3)
+    result = keine_ahnung_v0.vector_env(8, num_players=3, seed=2).reset()
+    actions = agent.act(result.observation, result.action_mask)
+    assert result.action_mask[np.arange(8), actions].all()
+    import torch
+
+    x = torch.as_tensor(np.concatenate([agent._features(result.observation),
+                                        np.zeros((8, info.privileged_size), np.float32)], axis=1))
+    noisy = x.clone()
+    noisy[:, -info.privileged_size:] = torch.rand(8, info.privileged_size)
+    with torch.no_grad():
+        p0 = policy.get_distribution(x, action_masks=result.action_mask).distribution.probs
+        p1 = policy.get_distribution(noisy, action_masks=result.action_mask).distribution.probs
+        assert torch.equal(p0, p1)
+        assert not torch.equal(policy.predict_values(x), policy.predict_values(noisy))
+
+
+def test_oracle_sidecar_and_arguments_are_checked(trained, tmp_path):
+    shutil.copy(trained["checkpoint"], tmp_path / "m.zip")
+    side = json.loads(open(trained["checkpoint"].replace(".zip", ".json")).read())
+    side["critic"] = "oracle"  # an oracle critic without privileged columns
+    (tmp_path / "m.json").write_text(json.dumps(side))
+    with pytest.raises(ValueError, match="critic 'oracle' with privileged_size 0"):
+        load_policy(tmp_path / "m.zip")
+    with pytest.raises(ValueError, match="--critic"):
+        train_module.main(["--critic", "psychic"])
+    with pytest.raises(ValueError, match="--critic-warmup"):
+        train_module.main(["--critic-warmup", "-2"])

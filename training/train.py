@@ -2,7 +2,8 @@
 
 Read top to bottom: the arguments (``Args``), the opponent pool, the vector environment over the
 batched core, the model, the callback that shows progress, logs to TensorBoard, evaluates,
-snapshots and checkpoints, and the final tournament with its learning curve.
+snapshots and checkpoints, and the final tournament with its learning curve. ``--critic oracle``
+gives the value network hidden state that the policy never reads (``training/oracle.py``).
 
 Everything goes to ``<out_dir>/<run_name>/``: ``final.zip`` + ``final.json`` (the checkpoint and its
 sidecar), ``checkpoints/``, ``tensorboard/``, ``learning_curve.png``, ``tournament.json``.
@@ -34,6 +35,9 @@ class Args:
     """number of players, 2-5; the learner takes one seat, rotating between games"""
     total_timesteps: int = 400_000
     """learner decisions to train on (the default run takes about 10 minutes on 2 cores)"""
+    max_minutes: float = 0.0
+    """wall-clock budget of the PPO phase in minutes (0: none); training stops at the first rollout
+    end past it and then checkpoints and plays the final tournament as usual"""
     num_envs: int = 128
     """games stepped together in one core (more games amortise the opponents' batched act calls)"""
     n_steps: int = 64
@@ -52,6 +56,13 @@ class Args:
     """PPO clipping"""
     ent_coef: float = 0.01
     """entropy bonus"""
+    critic: str = "public"
+    """public: the value network reads the policy's inputs; oracle: it also reads hidden state (face-down
+    cards, the next draws, trophy values; training/oracle.py) that the policy never reads, for less noisy
+    advantages (asymmetric actor-critic). A checkpoint of the other kind given to --resume lends its actor"""
+    critic_warmup: int = 0
+    """PPO updates at the start during which only the value network learns (the actor is frozen):
+    useful when a trained actor meets a new critic (--resume across --critic kinds, --imitate)"""
     net_arch: str = "256,256"
     """hidden layer sizes of the policy and value networks"""
     activation: str = "tanh"
@@ -104,8 +115,14 @@ def check_args(args: Args) -> None:
                  "snapshot_every", "max_snapshots", "torch_threads", "imitation_games", "imitation_epochs"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} {getattr(args, name)}; allowed: a positive integer")
+    if not args.max_minutes >= 0:
+        raise ValueError(f"--max-minutes {args.max_minutes}; allowed: 0 (no budget) or a positive number of minutes")
     if args.eval_every < 0:
         raise ValueError(f"--eval-every {args.eval_every}; allowed: 0 (never) or a positive integer")
+    if args.critic not in ("public", "oracle"):
+        raise ValueError(f"--critic {args.critic!r}; allowed: public, oracle")
+    if args.critic_warmup < 0:
+        raise ValueError(f"--critic-warmup {args.critic_warmup}; allowed: 0 or a positive number of updates")
     if args.features not in ("raw", "hints"):
         raise ValueError(f"--features {args.features!r}; allowed: raw, hints")
     if args.activation not in ("tanh", "relu"):
@@ -152,13 +169,16 @@ def train(args: Args) -> dict:
 
     import agents
     from agents.features import ObservationFeatures, feature_vec_env
-    from agents.ppo import CheckpointInfo, PPOAgent, archive_path, check_compatible, read_info, save_checkpoint
+    from agents.policies import OracleCriticPolicy
+    from agents.ppo import (CheckpointInfo, PPOAgent, archive_path, check_compatible, load_policy, read_info,
+                            save_checkpoint)
     from keine_ahnung_env import keine_ahnung_v0
     from keine_ahnung_env.games.keine_ahnung.actions import NUM_ACTIONS
     from keine_ahnung_env.games.keine_ahnung.config import Rules
     from keine_ahnung_env.games.keine_ahnung.observation import OBSERVATION_VERSION
 
     from .imitation import collect_demonstrations, pretrain
+    from .oracle import learner_privileged, privileged_size
     from .tournament import play_tournament
 
     torch.set_num_threads(args.torch_threads)
@@ -179,12 +199,19 @@ def train(args: Args) -> dict:
     features = ObservationFeatures(args.features, args.players, rules)
     games = keine_ahnung_v0.sb3_vec_env(args.num_envs, opponents=pool, num_players=args.players, seed=args.seed,
                                         normalize_obs=False, **rules)
-    env = VecMonitor(feature_vec_env(games, features))
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
+    oracle = args.critic == "oracle"
+    hidden = privileged_size(args.players) if oracle else 0
+    env = VecMonitor(feature_vec_env(games, features, privileged=learner_privileged if oracle else None,
+                                     privileged_width=hidden))
     info = CheckpointInfo(game=args.env, num_players=args.players, rules=variant.options(),
                           observation_version=OBSERVATION_VERSION, observation_size=features.input_size,
                           num_actions=NUM_ACTIONS, features=args.features, net_arch=tuple(net_arch),
-                          activation=args.activation)
-    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
+                          activation=args.activation, critic=args.critic, privileged_size=hidden)
+    policy_class = OracleCriticPolicy if oracle else "MlpPolicy"
+    policy_kwargs = dict(net_arch=net_arch, activation_fn=activation)
+    if oracle:
+        policy_kwargs["public_size"] = features.size
     hyper = dict(learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
                  n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
                  ent_coef=args.ent_coef)
@@ -192,21 +219,35 @@ def train(args: Args) -> dict:
         # MaskablePPO.load unpickles the archive: only for checkpoints this project wrote for you.
         recorded = read_info(args.resume)
         check_compatible(recorded, args.env, args.players, rules, where=f"--resume {args.resume}")
-        if recorded.features != args.features or recorded.net_arch != tuple(net_arch):
+        if recorded.features != args.features or recorded.net_arch != tuple(net_arch) \
+                or recorded.activation != args.activation:
             raise ValueError(f"--resume {args.resume} uses features={recorded.features!r}, net_arch="
-                             f"{list(recorded.net_arch)}; pass the same --features and --net-arch")
+                             f"{list(recorded.net_arch)}, activation={recorded.activation!r}; pass the same "
+                             "--features, --net-arch and --activation")
+    if args.resume and recorded.critic == args.critic:
         model = MaskablePPO.load(str(archive_path(args.resume)), env=env, device="cpu", custom_objects=hyper,
                                  tensorboard_log=str(run_dir / "tensorboard"))
     else:
-        model = MaskablePPO("MlpPolicy", env, policy_kwargs=dict(net_arch=net_arch, activation_fn=activation),
-                            tensorboard_log=str(run_dir / "tensorboard"), seed=args.seed, device="cpu", verbose=0,
-                            **hyper)
+        model = MaskablePPO(policy_class, env, policy_kwargs=policy_kwargs, tensorboard_log=str(run_dir / "tensorboard"),
+                            seed=args.seed, device="cpu", verbose=0, **hyper)
+        if args.resume:
+            # Another critic kind: the actor (policy network and action head) carries over, the critic
+            # starts afresh, so --critic-warmup is advised.
+            lent, _ = load_policy(args.resume, args.env)
+            actor = {k: v for k, v in lent.state_dict().items()
+                     if k.startswith(("mlp_extractor.policy_net.", "action_net."))}
+            model.policy.load_state_dict(actor, strict=False)
+            model.num_timesteps = recorded.timesteps
+            print(f"actor from {args.resume} ({recorded.critic} critic); new {args.critic} critic", flush=True)
 
     if args.imitate:
         teacher = agents.make(args.imitate, game=args.env, seed=args.seed + 500)
         start = time.time()
         demos = collect_demonstrations(teacher, features, args.players, args.imitation_games, seed=args.seed + 500,
                                        rules=rules)
+        if hidden:
+            demos = dataclasses.replace(demos, inputs=np.concatenate(
+                [demos.inputs, np.zeros((len(demos), hidden), np.float32)], axis=1))
         fit = pretrain(model.policy, demos, epochs=args.imitation_epochs, seed=args.seed)
         print(f"imitated {args.imitate}: {fit['samples']:,} decisions from {args.imitation_games} games, "
               f"accuracy {fit['accuracy']:.3f} ({time.time() - start:.0f} s)", flush=True)
@@ -249,6 +290,13 @@ def train(args: Args) -> dict:
 
         def _on_training_start(self) -> None:
             self.first_step = self.num_timesteps  # non-zero when resuming
+            self._freeze_actor(args.critic_warmup > 0)
+
+        def _freeze_actor(self, frozen: bool) -> None:
+            # A frozen parameter gets no gradient, so Adam leaves it alone; the critic still learns.
+            for name, parameter in model.policy.named_parameters():
+                if name.startswith(("mlp_extractor.policy_net.", "action_net.")):
+                    parameter.requires_grad_(not frozen)
 
         def _on_step(self) -> bool:
             for done, info in zip(self.locals["dones"], self.locals["infos"]):
@@ -262,10 +310,19 @@ def train(args: Args) -> dict:
                     self.calls.append(info["calls"])
                     self.successes.append(info.get("call_successes", 0))
             self.bar.update(self.training_env.num_envs)
-            return True
+            return not self.out_of_time
+
+        @property
+        def out_of_time(self) -> bool:
+            # Checked only at rollout ends (set there) so that a stop never cuts a rollout short.
+            return getattr(self, "_out_of_time", False)
 
         def _on_rollout_end(self) -> None:
             self.updates += 1
+            if args.critic_warmup and self.updates == args.critic_warmup + 1:
+                self._freeze_actor(False)  # the update after this rollout is the first to move the actor
+            if args.max_minutes and time.time() - self.start >= 60 * args.max_minutes:
+                self._out_of_time = True
             rate = (self.num_timesteps - self.first_step) / max(time.time() - self.start, 1e-9)
             win = float(np.mean(self.recent)) if self.recent else float("nan")
             self.bar.set_postfix(steps_per_s=f"{rate:,.0f}", win_rate=f"{win:.3f}", games=len(self.recent))

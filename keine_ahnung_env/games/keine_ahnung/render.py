@@ -6,8 +6,6 @@ Face-down cards show as ``??`` and opponents' trophy values as a count only, unl
 
 from __future__ import annotations
 
-import numpy as np
-
 from .actions import Phase
 from .config import SLOTS
 from .core import LOC_ASIDE, KeineAhnungCore
