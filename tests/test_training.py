@@ -291,3 +291,5 @@ def test_oracle_sidecar_and_arguments_are_checked(trained, tmp_path):
         train_module.main(["--critic", "psychic"])
     with pytest.raises(ValueError, match="--critic-warmup"):
         train_module.main(["--critic-warmup", "-2"])
+    with pytest.raises(ValueError, match="--warmup-learning-rate"):
+        train_module.main(["--warmup-learning-rate", "0"])

@@ -63,6 +63,8 @@ class Args:
     critic_warmup: int = 0
     """PPO updates at the start during which only the value network learns (the actor is frozen):
     useful when a trained actor meets a new critic (--resume across --critic kinds, --imitate)"""
+    warmup_learning_rate: float = 5e-4
+    """Adam step size during --critic-warmup (only the critic learns then, so it may be larger)"""
     net_arch: str = "256,256"
     """hidden layer sizes of the policy and value networks"""
     activation: str = "tanh"
@@ -121,6 +123,8 @@ def check_args(args: Args) -> None:
         raise ValueError(f"--eval-every {args.eval_every}; allowed: 0 (never) or a positive integer")
     if args.critic not in ("public", "oracle"):
         raise ValueError(f"--critic {args.critic!r}; allowed: public, oracle")
+    if not args.warmup_learning_rate > 0:
+        raise ValueError(f"--warmup-learning-rate {args.warmup_learning_rate}; allowed: a positive number")
     if args.critic_warmup < 0:
         raise ValueError(f"--critic-warmup {args.critic_warmup}; allowed: 0 or a positive number of updates")
     if args.features not in ("raw", "hints"):
@@ -293,10 +297,16 @@ def train(args: Args) -> dict:
             self._freeze_actor(args.critic_warmup > 0)
 
         def _freeze_actor(self, frozen: bool) -> None:
-            # A frozen parameter gets no gradient, so Adam leaves it alone; the critic still learns.
+            # A frozen parameter gets no gradient, so Adam leaves it alone; the critic still learns,
+            # at the warm-up step size (SB3 sets every update's step size from model.lr_schedule).
             for name, parameter in model.policy.named_parameters():
                 if name.startswith(("mlp_extractor.policy_net.", "action_net.")):
                     parameter.requires_grad_(not frozen)
+            if frozen:
+                self.schedule = model.lr_schedule
+                model.lr_schedule = lambda _: args.warmup_learning_rate
+            elif hasattr(self, "schedule"):
+                model.lr_schedule = self.schedule
 
         def _on_step(self) -> bool:
             for done, info in zip(self.locals["dones"], self.locals["infos"]):
