@@ -100,3 +100,15 @@ def test_bad_arguments_are_rejected():
     proc = subprocess.run([sys.executable, "-m", "keine_ahnung_env.benchmark", "--sections", "core,gpu"],
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert proc.returncode != 0 and "unknown section" in proc.stderr
+
+
+def test_counter_variants_script_prints_a_share_per_variant():
+    cmd = [sys.executable, "benchmarks/counter_variants.py", "--games", "8", "default", "harm_weight=0"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = [line.split() for line in proc.stdout.splitlines()[1:]]
+    assert [r[0] for r in rows] == ["default", "harm_weight=0"]
+    assert all(0.0 <= float(r[1].rstrip("%")) <= 100.0 for r in rows)
+    bad = subprocess.run([sys.executable, "benchmarks/counter_variants.py", "nonsense"], capture_output=True,
+                         text=True, timeout=300, cwd=ROOT)
+    assert bad.returncode == 2 and "unknown variants ['nonsense']" in bad.stderr
