@@ -259,8 +259,11 @@ def test_oracle_critic_lends_the_actor_and_keeps_it_frozen_during_warm_up(traine
     assert all(np.array_equal(v.numpy(), new[k].numpy()) for k, v in lent.items())
     assert new["mlp_extractor.value_net.0.weight"].shape[1] == before.state_dict()[
         "mlp_extractor.value_net.0.weight"].shape[1] + privileged_size(3)
-    # Without warm-up the actor moves; the agent plays legal games and never reads the hidden columns.
-    moved = train_module.main(common + ["--resume", summary["checkpoint"], "--run-name", "moving"])
+    # Without warm-up the actor moves (imitation pads the hidden columns with zeros; snapshots join
+    # the pool as agents); the agent plays legal games and never reads the hidden columns.
+    moved = train_module.main(common + ["--resume", summary["checkpoint"], "--run-name", "moving", "--imitate",
+                                        "greedy", "--imitation-games", "4", "--imitation-epochs", "1", "--self-play",
+                                        "--snapshot-every", "1"])
     policy, info = load_policy(moved["checkpoint"])
     assert not all(np.array_equal(v.numpy(), policy.state_dict()[k].numpy()) for k, v in lent.items())
     agent = agents.make("ppo", path=moved["checkpoint"], num_players=3)
