@@ -82,12 +82,14 @@ def available(game: str = "keine_ahnung_v0") -> list[str]:
 
 
 def _literal(text: str) -> Any:
+    """A spec value: int, float, true/false (any case) as bool, none as None, else the string."""
     for convert in (int, float):
         try:
             return convert(text)
         except ValueError:
             pass
-    return text
+    words = {"true": True, "false": False, "none": None}
+    return words.get(text.lower(), text)
 
 
 def parse_spec(spec: str, game: str = "keine_ahnung_v0") -> tuple[str, dict[str, Any]]:

@@ -299,6 +299,8 @@ class CounterAgent(GreedyAgent):
         self.endgame_trophies = int(endgame_trophies)
         self.known_weight = float(known_weight)
         self.harm_weight = float(harm_weight)
+        if not isinstance(refill_attack, (bool, np.bool_)):
+            raise ValueError(f"refill_attack={refill_attack!r}; allowed: True or False")
         self.refill_attack = bool(refill_attack)
         good = ~self.tables.compat[self.tables.type_face][:, :NUM_FACES] & ~self.tables.type_is_prize[:, None]
         self._good_vs_single = good.astype(np.int64)  # [T, 36]: type does not end a call against one top

@@ -298,6 +298,9 @@ def make_agent(path: str | Path | None = None, seed: int | None = None, determin
     """
     if path is None:
         raise ValueError("the ppo agent needs path=<checkpoint .zip> (written by training.train)")
+    if not isinstance(deterministic, bool):
+        raise ValueError(f"deterministic={deterministic!r}; allowed: True (the most likely legal action) or False "
+                         "(sampled from the policy)")
     policy, info = load_policy(path, game)
     if num_players is not None:
         check_compatible(info, game, int(num_players), rules, where=f"checkpoint {path}")

@@ -69,6 +69,11 @@ def test_registry_errors_are_clear():
         agents.make("greedy", num_players=9)
     with pytest.raises(ValueError, match="call_threshold"):
         agents.make("counter", call_threshold=(0.5, 2.0, 0.5))
+    # Spec values true/false are booleans (a string "False" would be truthy); anything else is refused.
+    assert agents.make("counter:refill_attack=False").refill_attack is False
+    assert agents.make("counter:refill_attack=true").refill_attack is True
+    with pytest.raises(ValueError, match="refill_attack='maybe'; allowed: True or False"):
+        agents.make("counter:refill_attack=maybe")
 
 
 def test_lazy_entries_fail_clearly_until_their_module_exists():

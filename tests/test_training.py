@@ -57,6 +57,9 @@ def test_training_writes_a_checkpoint_that_plays_legal_games(trained):
 
 def test_checkpoint_for_another_variant_is_refused(trained):
     checkpoint = trained["checkpoint"]
+    assert agents.make(f"ppo:path={checkpoint}:deterministic=false").deterministic is False
+    with pytest.raises(ValueError, match="deterministic='no'"):
+        agents.make(f"ppo:path={checkpoint}:deterministic=no")
     with pytest.raises(ValueError, match="trained for 3 players, not 4"):
         agents.make("ppo", path=checkpoint, num_players=4)
     with pytest.raises(ValueError, match="other rules options"):
