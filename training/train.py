@@ -289,6 +289,7 @@ def train(args: Args) -> dict:
             self.calls = deque(maxlen=500)
             self.successes = deque(maxlen=500)
             self.updates = 0
+            self.out_of_time = False
             self.bar = tqdm(total=args.total_timesteps, disable=not args.progress, unit="step", smoothing=0.05)
             self.start = time.time()
 
@@ -322,17 +323,13 @@ def train(args: Args) -> dict:
             self.bar.update(self.training_env.num_envs)
             return not self.out_of_time
 
-        @property
-        def out_of_time(self) -> bool:
-            # Checked only at rollout ends (set there) so that a stop never cuts a rollout short.
-            return getattr(self, "_out_of_time", False)
-
         def _on_rollout_end(self) -> None:
             self.updates += 1
             if args.critic_warmup and self.updates == args.critic_warmup + 1:
                 self._freeze_actor(False)  # the update after this rollout is the first to move the actor
+            # The budget is checked only here, so a stop never cuts a rollout short.
             if args.max_minutes and time.time() - self.start >= 60 * args.max_minutes:
-                self._out_of_time = True
+                self.out_of_time = True
             rate = (self.num_timesteps - self.first_step) / max(time.time() - self.start, 1e-9)
             win = float(np.mean(self.recent)) if self.recent else float("nan")
             self.bar.set_postfix(steps_per_s=f"{rate:,.0f}", win_rate=f"{win:.3f}", games=len(self.recent))
