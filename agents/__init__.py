@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import re
 from typing import Any, Callable
 
 from .base import Agent, RandomAgent, sample_masked
@@ -101,10 +102,13 @@ def parse_spec(spec: str, game: str = "keine_ahnung_v0") -> tuple[str, dict[str,
         raise ValueError(f"agent spec {spec!r}; expected a non-empty string such as 'greedy' or 'risk_caller:0.6'")
     registry = _check_game(game)
     name, *args = spec.strip().split(":")
-    if name == "ppo" and args:
-        # A checkpoint path may itself contain ':' (e.g. a Windows drive); keep it whole.
-        rest = spec.strip()[len("ppo:"):]
-        args = [rest] if "=" not in rest.split(":")[0] else args
+    if name == "ppo" and args and "=" not in args[0]:
+        # A checkpoint path may itself contain ':' (e.g. a Windows drive): keep it whole, taking only
+        # trailing key=value segments (ppo:runs/x.zip:deterministic=False) as keywords.
+        keywords = []
+        while len(args) > 1 and re.fullmatch(r"[A-Za-z_]\w*=.*", args[-1]):
+            keywords.insert(0, args.pop())
+        args = [":".join(args)] + keywords
     if name not in registry:
         raise ValueError(f"unknown agent {name!r} for {game}; available: {', '.join(available(game))}")
     entry = registry[name]

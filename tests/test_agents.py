@@ -69,6 +69,11 @@ def test_registry_errors_are_clear():
         agents.make("greedy", num_players=9)
     with pytest.raises(ValueError, match="call_threshold"):
         agents.make("counter", call_threshold=(0.5, 2.0, 0.5))
+    # A ppo path keeps its colons (a Windows drive); only trailing key=value segments are keywords.
+    assert agents.parse_spec("ppo:C:\\runs\\x.zip:deterministic=false") == (
+        "ppo", {"path": "C:\\runs\\x.zip", "deterministic": False})
+    assert agents.parse_spec("ppo:runs/a:b.zip") == ("ppo", {"path": "runs/a:b.zip"})
+    assert agents.parse_spec("ppo:path=x.zip:seed=3") == ("ppo", {"path": "x.zip", "seed": 3})
     # Spec values true/false are booleans (a string "False" would be truthy); anything else is refused.
     assert agents.make("counter:refill_attack=False").refill_attack is False
     assert agents.make("counter:refill_attack=true").refill_attack is True
