@@ -47,6 +47,8 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
+from agents.base import sample_masked
+
 
 class GameAdapter:
     """What the conformance checks need to know about one game; subclass it per game.
@@ -165,15 +167,6 @@ def done_of(core) -> np.ndarray:
     return np.asarray(core.terminated) | np.asarray(core.truncated)
 
 
-def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
-    """One uniformly random legal action per row (0 for rows without one)."""
-    mask = np.asarray(mask, bool)
-    counts = mask.sum(axis=1)
-    pick = np.floor(rng.random(mask.shape[0]) * counts).astype(np.int64)
-    cum = np.cumsum(mask, axis=1)
-    return np.where(counts > 0, (cum <= pick[:, None]).sum(axis=1), 0).astype(np.int64)
-
-
 def seat_mask(core, b: int, seat: int) -> np.ndarray:
     """The legal actions ``seat`` sees in game ``b``: the core's mask if it is to act, else none."""
     if done_of(core)[b] or int(core.current[b]) != seat:
@@ -273,7 +266,7 @@ def bad_step(adapter: GameAdapter, core, kind: str, rng: np.random.Generator):
     """(actions, active, message regex) for one kind of bad ``core.step`` input, or None when the
     state offers no such input (e.g. no illegal action exists)."""
     B, A = core.num_envs, adapter.num_actions
-    good = random_legal(rng, core.legal_mask)
+    good = sample_masked(rng, core.legal_mask)
     live = np.flatnonzero(~done_of(core))
     if kind in ("out_of_range_high", "out_of_range_low", "huge", "illegal"):
         if live.size == 0:
@@ -334,7 +327,7 @@ def run_program(adapter: GameAdapter, core, program: Sequence[tuple[str, int]], 
         rng = np.random.default_rng(op_seed)
         if done_of(core).all():
             # Stepping when every game is over is an error that changes nothing; then deal again.
-            assert_rejected(adapter, core, lambda: core.step(random_legal(rng, core.legal_mask)),
+            assert_rejected(adapter, core, lambda: core.step(sample_masked(rng, core.legal_mask)),
                             match=r"over", what="a step after every game ended")
             core.reset_games(np.arange(core.num_envs))
             stats["resets"] += core.num_envs
@@ -344,11 +337,11 @@ def run_program(adapter: GameAdapter, core, program: Sequence[tuple[str, int]], 
             for _ in range(1 + op_seed % 40):
                 if stats["steps"] >= max_steps or done_of(core).all():
                     break
-                stats["ended"] += step_checked(adapter, core, random_legal(rng, core.legal_mask)).size
+                stats["ended"] += step_checked(adapter, core, sample_masked(rng, core.legal_mask)).size
                 stats["steps"] += 1
         elif op == "partial":
             active = rng.random(core.num_envs) < 0.5
-            stats["ended"] += step_checked(adapter, core, random_legal(rng, core.legal_mask), active=active).size
+            stats["ended"] += step_checked(adapter, core, sample_masked(rng, core.legal_mask), active=active).size
             stats["steps"] += 1
         elif op == "reset":
             games = np.flatnonzero(rng.random(core.num_envs) < 0.5)
@@ -391,7 +384,7 @@ def check_same_seed(adapter: GameAdapter, variant: dict, seed: int, num_envs: in
             a.reset_games(np.arange(num_envs))
             b.reset_games(np.arange(num_envs))
             continue
-        actions = random_legal(rng, a.legal_mask)
+        actions = sample_masked(rng, a.legal_mask)
         a.step(actions)
         b.step(actions)
     assert core_fingerprint(adapter, a) == core_fingerprint(adapter, b)
@@ -427,7 +420,7 @@ def check_batch_independence(adapter: GameAdapter, variant: dict, seed: int, num
             active = ~done
         actions = np.zeros(num_envs, np.int64)
         for i in np.flatnonzero(active).tolist():
-            actions[i] = random_legal(policies[i], batch.legal_mask[i : i + 1])[0]
+            actions[i] = sample_masked(policies[i], batch.legal_mask[i : i + 1])[0]
         batch.step(actions, active=active)
         stats["steps"] += 1
         for i in np.flatnonzero(active).tolist():
@@ -464,7 +457,7 @@ def check_autoreset_independence(adapter: GameAdapter, variant: dict, seed: int,
             obs = result.observation
             actions = np.zeros(num_envs, np.int64)
             for i in np.flatnonzero(live).tolist():
-                actions[i] = random_legal(policies[i], result.action_mask[i : i + 1])[0]
+                actions[i] = sample_masked(policies[i], result.action_mask[i : i + 1])[0]
                 if episode[i] < episodes:
                     logs[i][episode[i]].append(("decision", int(result.current_player[i]), obs[i].tobytes(),
                                                 result.action_mask[i].tobytes(), int(actions[i])))
@@ -489,23 +482,22 @@ def check_copy_continues(obj: Any, advance: Callable[[Any, np.random.Generator],
                          fingerprint: Callable[[Any], Any], steps: int = 30, seed: int = 0, what: str = "") -> None:
     """A ``copy.deepcopy`` and a ``pickle`` round trip of ``obj`` (mid-game) equal it, continue exactly
     as it does under the same inputs, and stepping them leaves ``obj`` untouched."""
+    def trace_of(target) -> list:
+        rng = np.random.default_rng(seed)
+        trace = []
+        for _ in range(steps):
+            advance(target, rng)
+            trace.append(fingerprint(target))
+        return trace
+
     start = fingerprint(obj)
     copies = {"deepcopy": copy.deepcopy(obj), "pickle": pickle.loads(pickle.dumps(obj))}
     traces = {}
     for name, other in copies.items():
         assert fingerprint(other) == start, f"{what}: a {name} copy differs from the original"
-        rng = np.random.default_rng(seed)
-        trace = []
-        for _ in range(steps):
-            advance(other, rng)
-            trace.append(fingerprint(other))
-        traces[name] = trace
+        traces[name] = trace_of(other)
         assert fingerprint(obj) == start, f"{what}: stepping the {name} copy changed the original"
-    rng = np.random.default_rng(seed)
-    trace = []
-    for _ in range(steps):
-        advance(obj, rng)
-        trace.append(fingerprint(obj))
+    trace = trace_of(obj)
     for name, other_trace in traces.items():
         for k, (x, y) in enumerate(zip(trace, other_trace)):
             assert x == y, f"{what}: the {name} copy diverged from the original {k + 1} steps after the copy"
@@ -518,14 +510,14 @@ def advance_core(core, rng: np.random.Generator) -> None:
     if done_of(core).all():
         core.reset_games(np.arange(core.num_envs))
     else:
-        core.step(random_legal(rng, core.legal_mask))
+        core.step(sample_masked(rng, core.legal_mask))
 
 
 def advance_vector_env(env, rng: np.random.Generator) -> None:
     if done_of(env.core).all():
         env.reset()
     else:
-        env.step(random_legal(rng, env.core.legal_mask))
+        env.step(sample_masked(rng, env.core.legal_mask))
 
 
 def advance_aec(env, rng: np.random.Generator) -> None:
@@ -537,7 +529,7 @@ def advance_aec(env, rng: np.random.Generator) -> None:
         env.step(None)
     else:
         mask = env.observe(agent)["action_mask"]
-        env.step(int(random_legal(rng, mask[None].astype(bool))[0]))
+        env.step(int(sample_masked(rng, mask[None].astype(bool))[0]))
 
 
 def fingerprint_aec(env) -> tuple:
@@ -552,7 +544,7 @@ def fingerprint_aec(env) -> tuple:
 
 def advance_solo(env, rng: np.random.Generator) -> None:
     if env.action_masks().any():
-        env.step(int(random_legal(rng, env.action_masks()[None])[0]))
+        env.step(int(sample_masked(rng, env.action_masks()[None])[0]))
     else:
         env.reset()
 
@@ -565,7 +557,7 @@ def fingerprint_solo(env) -> tuple:
 
 
 def advance_sb3(venv, rng: np.random.Generator) -> None:
-    obs, rewards, dones, infos = venv.step(random_legal(rng, venv.action_masks()))
+    obs, rewards, dones, infos = venv.step(sample_masked(rng, venv.action_masks()))
     venv._last_fingerprint = (obs.tobytes(), rewards.tolist(), dones.tolist(), repr([
         {k: (v if k != "episode" else {kk: vv for kk, vv in v.items() if kk != "t"}) for k, v in info.items()}
         for info in infos]))
@@ -698,14 +690,14 @@ def check_vector_env_bad_input(adapter: GameAdapter, variant: dict, seed: int = 
     for _ in range(100000):
         if (result.terminated | result.truncated).all():
             break
-        result = env.step(random_legal(rng, result.action_mask))
+        result = env.step(sample_masked(rng, result.action_mask))
     assert (result.terminated | result.truncated).all()
     assert_rejected(adapter, core, lambda: env.step(np.zeros(env.num_envs, np.int64)), match=r"over.*reset",
                     what="a step after every game ended")
     result = env.reset()
     assert result.action_mask.any(axis=1).any()
     if not (result.terminated | result.truncated).all():
-        env.step(random_legal(rng, result.action_mask))
+        env.step(sample_masked(rng, result.action_mask))
 
 
 def check_constructors_reject(adapter: GameAdapter, variant: dict) -> None:
@@ -781,7 +773,7 @@ def check_aec_bad_input(adapter: GameAdapter, variant: dict, seed: int = 0) -> N
             assert fingerprint_aec(raw) == before
             raw.step(None)
         else:
-            raw.step(int(random_legal(rng, raw.observe(agent)["action_mask"][None].astype(bool))[0]))
+            raw.step(int(sample_masked(rng, raw.observe(agent)["action_mask"][None].astype(bool))[0]))
     assert not raw.agents
     with pytest.raises(ValueError, match=r"over.*reset"):
         raw.step(0)
@@ -852,7 +844,7 @@ def check_solo_bad_input(adapter: GameAdapter, variant: dict, seed: int = 0) -> 
         assert fingerprint_solo(env) == before
     rng = np.random.default_rng(seed)
     for _ in range(100000):
-        obs, reward, terminated, truncated, info = env.step(int(random_legal(rng, env.action_masks()[None])[0]))
+        obs, reward, terminated, truncated, info = env.step(int(sample_masked(rng, env.action_masks()[None])[0]))
         assert env.observation_space.contains(obs) and np.isfinite(reward)
         if terminated or truncated:
             break
@@ -881,7 +873,7 @@ def check_sb3_bad_input(adapter: GameAdapter, variant: dict, seed: int = 0) -> N
     venv.reset()  # a rejected seed was not stored
     core = venv.games.core
     rng = np.random.default_rng(seed)
-    good = random_legal(rng, venv.action_masks())
+    good = sample_masked(rng, venv.action_masks())
     bad_actions = [(np.zeros(5, np.int64), r"shape \(4,\)"), (np.zeros((4, 2), np.int64), r"shape \(4,\)"),
                    (np.zeros(3, np.int64), r"shape \(4,\)"), (np.full(4, adapter.num_actions), r"outside the action space"),
                    (np.full(4, -1), r"outside the action space"), (good + 0.5, r"integers"),
@@ -891,7 +883,7 @@ def check_sb3_bad_input(adapter: GameAdapter, variant: dict, seed: int = 0) -> N
         assert_rejected(adapter, core, lambda: venv.step(actions), match=match, what=f"sb3 step({actions!r})")
         assert fingerprint_solo(venv) == before
     for _ in range(30):
-        obs, rewards, dones, infos = venv.step(random_legal(rng, venv.action_masks()))
+        obs, rewards, dones, infos = venv.step(sample_masked(rng, venv.action_masks()))
         assert obs.shape[0] == 4 and np.isfinite(rewards).all()
         assert all(venv.observation_space.contains(row) for row in obs)
 
@@ -918,7 +910,7 @@ def check_aec_game(adapter: GameAdapter, variant: dict, seed: int, normalize_obs
         if terminated or truncated:
             env.step(None)
         else:
-            env.step(int(random_legal(rng, obs["action_mask"][None].astype(bool))[0]))
+            env.step(int(sample_masked(rng, obs["action_mask"][None].astype(bool))[0]))
             moves += 1
     assert not env.agents, f"the game did not end within {max_steps} moves"
     return moves

@@ -5,6 +5,7 @@ import copy
 import numpy as np
 import pytest
 
+from agents.base import sample_masked
 from keine_ahnung_env import keine_ahnung_v0
 from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, ReferenceGame, Rules
 from keine_ahnung_env.games.keine_ahnung.actions import NUM_ACTIONS, Phase
@@ -21,16 +22,6 @@ CONFIGS = [
     (dict(num_players=4, allow_keep=True, memory="none", reward="rank"), 100),
     (dict(num_players=3, reshuffle_discards=False, reward="score", max_turns=150), 200),
 ]
-
-
-def random_actions(rng, mask):
-    """One uniformly random legal action per game (0 for finished games)."""
-    out = np.zeros(mask.shape[0], np.int64)
-    for b, row in enumerate(mask):
-        legal = np.flatnonzero(row)
-        if legal.size:
-            out[b] = rng.choice(legal)
-    return out
 
 
 @pytest.mark.parametrize("config, games", CONFIGS, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items())
@@ -63,7 +54,7 @@ def test_core_matches_reference_step_by_step(config, games):
         obs = core.observe(seat)
         for b in live[::7]:
             np.testing.assert_array_equal(obs[b], refs[b].observe(seat))
-        actions = random_actions(rng, core.legal_mask)
+        actions = sample_masked(rng, core.legal_mask)
         for b in live:
             refs[b].step(int(actions[b]))
         core.step(actions)
@@ -119,7 +110,7 @@ def test_invariants_hold_on_every_step_of_random_games(num_players):
             core.reset_games(np.arange(core.num_envs))
             if finished == 2:
                 break
-        core.step(random_actions(rng, core.legal_mask))
+        core.step(sample_masked(rng, core.legal_mask))
     assert finished == 2
 
 
@@ -178,7 +169,7 @@ def test_changing_a_hidden_card_or_trophy_leaves_observations_unchanged(memory):
                 checked += 1
         if core.done.all():
             break
-        core.step(random_actions(rng, core.legal_mask))
+        core.step(sample_masked(rng, core.legal_mask))
     assert checked > 100
 
 
@@ -234,7 +225,7 @@ def test_autoreset_reports_final_scores_and_starts_new_games():
     rng = np.random.default_rng(1)
     ended = 0
     for _ in range(3000):
-        result = env.step(random_actions(rng, result.action_mask))
+        result = env.step(sample_masked(rng, result.action_mask))
         for b in result.final_index:
             ended += 1
             assert result.terminated[b] or result.truncated[b]
@@ -322,5 +313,5 @@ def test_a_custom_deck_plays():
     result = env.reset()
     rng = np.random.default_rng(0)
     for _ in range(500):
-        result = env.step(random_actions(rng, result.action_mask))
+        result = env.step(sample_masked(rng, result.action_mask))
     assert env.observation_size == result.observation.shape[1]

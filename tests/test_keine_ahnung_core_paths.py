@@ -10,6 +10,7 @@ import copy
 import numpy as np
 import pytest
 
+from agents.base import sample_masked
 from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, ReferenceGame, Rules
 from keine_ahnung_env.games.keine_ahnung.core import _STATE_ARRAYS, game_seed_sequences
 from keine_ahnung_env.games.keine_ahnung.deck import DeckSpec
@@ -36,12 +37,12 @@ def make_core(games, rules, seed, scalar_max):
     return core
 
 
-def random_actions(rng, mask):
-    u = rng.random(mask.shape[0])
-    counts = mask.sum(axis=1)
-    ranks = np.minimum((u * counts).astype(np.int64), np.maximum(counts - 1, 0))
-    cum = np.cumsum(mask, axis=1)
-    return np.where(counts > 0, (cum <= ranks[:, None]).sum(axis=1), 0)
+def play_random_step(core, rng):
+    """One random legal action per game; finished games are dealt again."""
+    core.step(sample_masked(rng, core.legal_mask))
+    done = np.flatnonzero(core.done)
+    if done.size:
+        core.reset_games(done)
 
 
 def assert_same_state(a, b, where):
@@ -67,7 +68,7 @@ def test_forced_paths_match_the_reference(config):
         steps = 0
         while not core.done.all():
             live = np.flatnonzero(~core.done)
-            actions = random_actions(rng, core.legal_mask)
+            actions = sample_masked(rng, core.legal_mask)
             for b in live:
                 refs[b].step(int(actions[b]))
             core.step(actions)
@@ -96,7 +97,7 @@ def test_batched_scalar_and_default_paths_agree_with_resets_and_partial_steps(co
         active = rng.random(games) < 0.6 if step % 5 == 2 else None
         if active is not None and not (active & ~cores[0].done).any():
             active = None
-        actions = random_actions(rng, cores[0].legal_mask)
+        actions = sample_masked(rng, cores[0].legal_mask)
         for core in cores:
             core.step(actions, active=active)
         for core in cores[1:]:
@@ -125,7 +126,7 @@ def test_batch_of_one_matches_a_big_batch():
     for step in range(600):
         if big.done.all():
             break
-        actions = random_actions(rng, big.legal_mask)
+        actions = sample_masked(rng, big.legal_mask)
         big.step(actions)
         for i, core in enumerate(singles):
             if not core.done[0]:
@@ -140,16 +141,13 @@ def test_state_replaced_from_outside_rebuilds_the_private_caches():
     source = KeineAhnungCore(6, rules, seed=1)
     rng = np.random.default_rng(1)
     for _ in range(60):
-        source.step(random_actions(rng, source.legal_mask))
-        done = np.flatnonzero(source.done)
-        if done.size:
-            source.reset_games(done)
+        play_random_step(source, rng)
     target = KeineAhnungCore(6, rules, seed=99)  # different games, different caches
     for name in _STATE_ARRAYS:
         setattr(target, name, getattr(source, name).copy())
     target.rngs = copy.deepcopy(source.rngs)
     for _ in range(200):
-        actions = random_actions(rng, source.legal_mask)
+        actions = sample_masked(rng, source.legal_mask)
         if source.done.all():
             break
         source.step(actions)
@@ -168,10 +166,7 @@ def test_observe_of_listed_games_equals_those_rows():
             games = rng.choice(20, 7, replace=False)
             np.testing.assert_array_equal(core.observe(seats[games], games=games), core.observe(seats)[games])
             np.testing.assert_array_equal(core.observe(1, games=games), core.observe(1)[games])
-            core.step(random_actions(rng, core.legal_mask))
-            done = np.flatnonzero(core.done)
-            if done.size:
-                core.reset_games(done)
+            play_random_step(core, rng)
     with pytest.raises(ValueError, match="seat"):
         core.observe(5, games=[0])
     with pytest.raises(ValueError, match="games"):
@@ -185,10 +180,7 @@ def test_private_caches_always_equal_a_rebuild_from_the_state(scalar_max):
     fresh = KeineAhnungCore(16, rules, seed=5)
     rng = np.random.default_rng(5)
     for step in range(500):
-        core.step(random_actions(rng, core.legal_mask))
-        done = np.flatnonzero(core.done)
-        if done.size:
-            core.reset_games(done)
+        play_random_step(core, rng)
         for name in _STATE_ARRAYS:
             setattr(fresh, name, getattr(core, name).copy())
         fresh._rebuild_caches()

@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings, target
 from hypothesis import strategies as st
 
 import agents
+from agents.base import sample_masked
 import conformance as C
 from keine_ahnung_adapter import KA, REVEAL_DECK, rules_of
 from keine_ahnung_env import keine_ahnung_v0
@@ -78,7 +79,7 @@ def test_played_to_the_end_every_game_keeps_the_invariants(variant):
                 core.reset_games(np.arange(core.num_envs))
                 if ended >= 12:
                     break
-            ended += C.step_checked(KA, core, C.random_legal(rng, core.legal_mask)).size
+            ended += C.step_checked(KA, core, sample_masked(rng, core.legal_mask)).size
     assert ended >= 12
 
 
@@ -141,7 +142,7 @@ class CountingAgent:
         self.reseeds += 1
 
     def act(self, observation, action_mask):
-        return C.random_legal(self.rng, action_mask)
+        return sample_masked(self.rng, action_mask)
 
 
 class SnapshotPool:
@@ -174,7 +175,7 @@ def test_agents_a_pool_dropped_are_freed_and_kept_ones_are_not_reseeded():
     venv.reset()
     rng = np.random.default_rng(0)
     for _ in range(300):
-        venv.step(C.random_legal(rng, venv.action_masks()))
+        venv.step(sample_masked(rng, venv.action_masks()))
     gc.collect()
     alive = sum(ref() is not None for ref in pool.made)
     assert len(pool.made) > 100
@@ -233,7 +234,7 @@ def test_hidden_cards_and_trophies_never_reach_a_seat(variant, seed, stops):
     with C.watchdog(HANG_SECONDS):
         for stop in sorted(stops):
             while done_steps < stop and not C.done_of(core).all():
-                core.step(C.random_legal(rng, core.legal_mask))
+                core.step(sample_masked(rng, core.legal_mask))
                 done_steps += 1
             stats = C.check_hidden_information(KA, core, rng, fns, makers)
             assert stats["variants"] == 2 * core.num_envs * core.num_players
@@ -255,7 +256,7 @@ def test_leak_check_has_teeth_and_holds_through_whole_games(num_players, memory)
                 totals[key] += stats[key]
         if C.done_of(core).all():
             break
-        core.step(C.random_legal(rng, core.legal_mask))
+        core.step(sample_masked(rng, core.legal_mask))
     assert totals["variants"] >= 40
     assert totals["controls_changed"] >= 0.8 * totals["controls"] > 0
 
