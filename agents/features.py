@@ -56,6 +56,14 @@ class ObservationFeatures:
         return np.concatenate([scaled, np.nan_to_num(hints, nan=0.0).astype(np.float32)], axis=1)
 
 
+def pad_privileged(inputs: np.ndarray, width: int) -> np.ndarray:
+    """Policy inputs ``[B, P]`` with ``width`` zero columns appended where an oracle critic's hidden
+    state goes (the actor never reads them); unchanged when ``width`` is 0."""
+    if not width:
+        return inputs
+    return np.concatenate([inputs, np.zeros((inputs.shape[0], width), np.float32)], axis=1)
+
+
 def feature_vec_env(venv, features: ObservationFeatures, privileged=None, privileged_width: int = 0):
     """Wraps an SB3 VecEnv that yields raw observations so that it yields ``features(obs)``.
 
@@ -65,15 +73,15 @@ def feature_vec_env(venv, features: ObservationFeatures, privileged=None, privil
     from gymnasium import spaces
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
-    width = features.size + (privileged_width if privileged is not None else 0)
+    hidden = privileged_width if privileged is not None else 0
+    width = features.size + hidden
 
     def inputs(obs):
         x = features(obs)
         return x if privileged is None else np.concatenate([x, privileged(venv)], axis=1)
 
     def terminal(obs):
-        x = features(obs[None])[0]
-        return x if privileged is None else np.concatenate([x, np.zeros(privileged_width, np.float32)])
+        return pad_privileged(features(obs[None]), hidden)[0]
 
     class FeatureVecEnv(VecEnvWrapper):
         """Applies :class:`ObservationFeatures` to observations and terminal observations."""

@@ -20,6 +20,11 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtr
 from torch import nn
 
 
+ACTOR_PREFIXES = ("mlp_extractor.policy_net.", "action_net.")
+"""State-dict key prefixes of the actor (the weights that decide actions) in SB3's actor-critic
+policies and in :class:`OracleCriticPolicy` alike; everything else belongs to the critic."""
+
+
 class PublicColumns(BaseFeaturesExtractor):
     """The first ``public_size`` columns of a flat observation: what the actor may read."""
 
@@ -80,7 +85,3 @@ class OracleCriticPolicy(MaskableActorCriticPolicy):
         data["public_size"] = self.public_size
         data.pop("share_features_extractor", None)
         return data
-
-    def actor_parameters(self) -> list[nn.Parameter]:
-        """The parameters that decide actions (frozen during a critic warm-up)."""
-        return list(self.mlp_extractor.policy_net.parameters()) + list(self.action_net.parameters())

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .features import FEATURE_SETS, ObservationFeatures
+from .features import FEATURE_SETS, ObservationFeatures, pad_privileged
 
 CHECKPOINT_FORMAT = "keine_ahnung_env.ppo/1"
 ACTIVATIONS = ("tanh", "relu")
@@ -275,10 +275,7 @@ class PPOAgent:
                              f"({self.info.num_players}-player {self.info.game}); got shape {obs.shape}")
         if mask.shape != (obs.shape[0], self.info.num_actions):
             raise ValueError(f"{self.name}: action_mask must be [batch, {self.info.num_actions}]; got {mask.shape}")
-        obs = self._features(obs)
-        if self.info.privileged_size:
-            # An oracle-critic policy's actor never reads these columns; they exist for its critic.
-            obs = np.concatenate([obs, np.zeros((obs.shape[0], self.info.privileged_size), np.float32)], axis=1)
+        obs = pad_privileged(self._features(obs), self.info.privileged_size)
         with torch.no_grad():
             dist = self.policy.get_distribution(torch.as_tensor(obs), action_masks=mask)
             if self.deterministic:

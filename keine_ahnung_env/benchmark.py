@@ -485,10 +485,10 @@ def section_aec(cfg: Config) -> dict[str, Any]:
             for r in ours:
                 row[f"ratio_{r['env'].split('=')[1].rstrip(')')}p"] = r["decisions_per_s"] / rate
         rows.append(row)
-    return {"rows": rows, "ceiling": _aec_ceiling(make, cfg)}
+    return {"rows": rows, "ceiling": _aec_ceiling(cfg)}
 
 
-def _aec_ceiling(make, cfg: Config) -> dict[str, Any]:
+def _aec_ceiling(cfg: Config) -> dict[str, Any]:
     """What the agent loop costs by itself: a do-nothing env through the classic wrappers and bare,
     and the unwrapped ``raw_env`` of Keine Ahnung (4 players) and ``connect_four_v3`` side by side."""
     out: dict[str, Any] = {"noop_wrapped": _aec_rate(_noop_aec_env, cfg, cfg.seed),

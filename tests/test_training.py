@@ -245,6 +245,7 @@ def test_privileged_features_read_the_hidden_state_from_the_learners_seat():
 
 
 def test_oracle_critic_lends_the_actor_and_keeps_it_frozen_during_warm_up(trained, tmp_path):
+    from agents.policies import ACTOR_PREFIXES
     from training.oracle import privileged_size
 
     common = ["--players", "3", "--total-timesteps", "512", "--num-envs", "8", "--n-steps", "32", "--batch-size",
@@ -257,7 +258,7 @@ def test_oracle_critic_lends_the_actor_and_keeps_it_frozen_during_warm_up(traine
     assert info.critic == "oracle" and info.privileged_size == privileged_size(3)
     before, _ = load_policy(trained["checkpoint"])
     after, _ = load_policy(summary["checkpoint"])
-    lent = {k: v for k, v in before.state_dict().items() if k.startswith(("mlp_extractor.policy_net.", "action_net."))}
+    lent = {k: v for k, v in before.state_dict().items() if k.startswith(ACTOR_PREFIXES)}
     new = after.state_dict()
     assert all(np.array_equal(v.numpy(), new[k].numpy()) for k, v in lent.items())
     assert new["mlp_extractor.value_net.0.weight"].shape[1] == before.state_dict()[

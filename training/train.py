@@ -172,8 +172,8 @@ def train(args: Args) -> dict:
     from tqdm import tqdm
 
     import agents
-    from agents.features import ObservationFeatures, feature_vec_env
-    from agents.policies import OracleCriticPolicy
+    from agents.features import ObservationFeatures, feature_vec_env, pad_privileged
+    from agents.policies import ACTOR_PREFIXES, OracleCriticPolicy
     from agents.ppo import (CheckpointInfo, PPOAgent, archive_path, check_compatible, load_policy, read_info,
                             save_checkpoint)
     from keine_ahnung_env import keine_ahnung_v0
@@ -238,8 +238,7 @@ def train(args: Args) -> dict:
             # Another critic kind: the actor (policy network and action head) carries over, the critic
             # starts afresh, so --critic-warmup is advised.
             lent, _ = load_policy(args.resume, args.env)
-            actor = {k: v for k, v in lent.state_dict().items()
-                     if k.startswith(("mlp_extractor.policy_net.", "action_net."))}
+            actor = {k: v for k, v in lent.state_dict().items() if k.startswith(ACTOR_PREFIXES)}
             model.policy.load_state_dict(actor, strict=False)
             model.num_timesteps = recorded.timesteps
             print(f"actor from {args.resume} ({recorded.critic} critic); new {args.critic} critic", flush=True)
@@ -249,9 +248,7 @@ def train(args: Args) -> dict:
         start = time.time()
         demos = collect_demonstrations(teacher, features, args.players, args.imitation_games, seed=args.seed + 500,
                                        rules=rules)
-        if hidden:
-            demos = dataclasses.replace(demos, inputs=np.concatenate(
-                [demos.inputs, np.zeros((len(demos), hidden), np.float32)], axis=1))
+        demos = dataclasses.replace(demos, inputs=pad_privileged(demos.inputs, hidden))
         fit = pretrain(model.policy, demos, epochs=args.imitation_epochs, seed=args.seed)
         print(f"imitated {args.imitate}: {fit['samples']:,} decisions from {args.imitation_games} games, "
               f"accuracy {fit['accuracy']:.3f} ({time.time() - start:.0f} s)", flush=True)
@@ -301,7 +298,7 @@ def train(args: Args) -> dict:
             # A frozen parameter gets no gradient, so Adam leaves it alone; the critic still learns,
             # at the warm-up step size (SB3 sets every update's step size from model.lr_schedule).
             for name, parameter in model.policy.named_parameters():
-                if name.startswith(("mlp_extractor.policy_net.", "action_net.")):
+                if name.startswith(ACTOR_PREFIXES):
                     parameter.requires_grad_(not frozen)
             if frozen:
                 self.schedule = model.lr_schedule

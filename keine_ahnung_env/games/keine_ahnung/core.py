@@ -1402,11 +1402,6 @@ class KeineAhnungCore:
         See ``observation.py`` for the sections; nothing a seat may not know is read.
         """
         P, N = self.num_players, self.tables.num_cards
-        if games is None and self.num_envs == 1 and isinstance(seats, (int, np.integer)):
-            # The AEC env's call, once per step: skip the array set-up below.
-            if not 0 <= seats < P:
-                raise ValueError(f"seat must be in 0..{P - 1}; got {[int(seats)]}")
-            return self._observe_one(int(seats))[None]
         if games is None:
             g, n = self._arange, self.num_envs
         else:
@@ -1415,12 +1410,14 @@ class KeineAhnungCore:
             if n and (g.min() < -self.num_envs or g.max() >= self.num_envs):
                 raise ValueError(f"games must be in 0..{self.num_envs - 1}")
             g = g % self.num_envs
-        seats = np.broadcast_to(np.asarray(seats, np.intp), (n,))
-        if n == 1 and self.num_envs == 1:
-            seat = int(seats[0])
+        seats = np.asarray(seats, np.intp)
+        if n == 1 and self.num_envs == 1 and seats.size == 1:
+            # The AEC env's call, once per step: before broadcast_to, which costs more than the rest.
+            seat = int(seats.reshape(-1)[0])
             if not 0 <= seat < P:
                 raise ValueError(f"seat must be in 0..{P - 1}; got {[seat]}")
             return self._observe_one(seat)[None]
+        seats = np.broadcast_to(seats, (n,))
         if seats.size and (seats.min() < 0 or seats.max() >= P):
             raise ValueError(f"seat must be in 0..{P - 1}; got {np.unique(seats).tolist()}")
 
