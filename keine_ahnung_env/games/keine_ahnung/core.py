@@ -1545,6 +1545,33 @@ class KeineAhnungCore:
         obs[start : start + self.tables.num_types] = self._unknown_counts(loc, self.card_known[0], self.pile_top[0], pending)
         return obs
 
+    def state_arrays(self, games) -> dict[str, np.ndarray]:
+        """Copies of the state arrays (module table) of the listed games, ``[len(games), ...]`` each:
+        with :meth:`from_state_arrays` a way to branch positions (search, research)."""
+        g = np.asarray(games, np.intp).reshape(-1)
+        if g.size and (g.min() < 0 or g.max() >= self.num_envs):
+            raise ValueError(f"games must be in 0..{self.num_envs - 1}")
+        return {name: np.asarray(getattr(self, name))[g].copy() for name in _STATE_ARRAYS + ("_ctl",)}
+
+    @classmethod
+    def from_state_arrays(cls, rules: Rules, arrays: dict[str, np.ndarray], seeds: Sequence[int]) -> "KeineAhnungCore":
+        """A core holding the given positions (arrays as :meth:`state_arrays` returns them, possibly
+        edited); game i reshuffles with a generator seeded by ``seeds[i]``. Nothing is dealt."""
+        missing = [name for name in _STATE_ARRAYS + ("_ctl",) if name not in arrays]
+        if missing:
+            raise ValueError(f"state arrays missing: {', '.join(missing)}")
+        n = len(seeds)
+        if n < 1 or any(np.asarray(arrays[name]).shape[0] != n for name in _STATE_ARRAYS):
+            raise ValueError(f"every state array needs one row per seed ({n})")
+        core = cls(1, rules, seed=0)
+        core.num_envs = n
+        core._arange = np.arange(n)
+        for name in _STATE_ARRAYS + ("_ctl",):
+            setattr(core, name, np.ascontiguousarray(arrays[name]))
+        core.rngs = [np.random.Generator(np.random.PCG64(int(s))) for s in seeds]
+        core._rebuild_caches()
+        return core
+
     def snapshot(self, b: int) -> dict:
         """Game b's state in the canonical form of ``ReferenceGame.snapshot``."""
         P = self.num_players
