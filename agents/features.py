@@ -9,6 +9,10 @@ features computed from that observation alone, so it learns faster without seein
 | "hints"     | O + 15 | raw, then: exact call success probability (risk model), chance that an |
 |             |        | unknown card fits / is a prize, own known cards that fit now (6) and   |
 |             |        | own known cards that do not (6)                                        |
+| "advice"    | O + 15 | hints, then the ``counter`` heuristic's choice for this decision as a  |
+|             | + A    | one-hot over the A actions (every legal unknown card when it reveals   |
+|             |        | one: those are alike). Residual learning: the policy starts from the   |
+|             |        | strongest heuristic's move and learns where to differ. Needs the mask. |
 
 Training records the set in the checkpoint sidecar; :class:`agents.ppo.PPOAgent` applies the same.
 """
@@ -17,12 +21,13 @@ from __future__ import annotations
 
 import numpy as np
 
-FEATURE_SETS = ("raw", "hints")
+FEATURE_SETS = ("raw", "hints", "advice")
 HINT_WIDTH = 15
 
 
 class ObservationFeatures:
-    """Maps raw observations ``[B, O]`` to policy inputs ``[B, O (+ 15)]`` (float32)."""
+    """Maps raw observations ``[B, O]`` (and, for "advice", the legal masks ``[B, A]``) to policy
+    inputs ``[B, size]`` (float32)."""
 
     def __init__(self, kind: str, num_players: int, rules: dict | None = None):
         from keine_ahnung_env.games.keine_ahnung.config import Rules
@@ -36,9 +41,24 @@ class ObservationFeatures:
         self.layout = ObservationLayout.make(num_players, self.tables.num_types)
         self.scale = self.layout.scale(self.tables)
         self.input_size = self.layout.size
-        self.size = self.input_size + (HINT_WIDTH if kind == "hints" else 0)
+        self.size = self.input_size + (HINT_WIDTH if kind != "raw" else 0)
+        self._adviser = None
+        if kind == "advice":
+            from keine_ahnung_env.games.keine_ahnung.actions import NUM_ACTIONS
 
-    def __call__(self, observation: np.ndarray) -> np.ndarray:
+            from .keine_ahnung import CounterAgent
+
+            self._adviser = CounterAgent(seed=0, deck=options.get("deck"), num_players=num_players)
+            self.size += NUM_ACTIONS
+
+    @property
+    def needs_mask(self) -> bool:
+        """Whether ``__call__`` needs the legal-action mask (the "advice" set)."""
+        return self._adviser is not None
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
+        """Policy inputs of the observations ``[B, O]``; ``action_mask [B, A]`` is required for the
+        "advice" set (rows without a legal action, e.g. finished games, get no advice)."""
         obs = np.asarray(observation, np.float32)
         scaled = obs * self.scale
         if self.kind == "raw":
@@ -53,7 +73,35 @@ class ObservationFeatures:
         own_fits = np.take_along_axis(fits_now, view.slot_face[:, 0], axis=1) > 0  # [B, 37]: face 36 fits nothing
         hints = np.concatenate([np.stack([success, fit, prize], axis=1), known & own_fits, known & ~own_fits],
                                axis=1)
-        return np.concatenate([scaled, np.nan_to_num(hints, nan=0.0).astype(np.float32)], axis=1)
+        out = [scaled, np.nan_to_num(hints, nan=0.0).astype(np.float32)]
+        if self._adviser is not None:
+            out.append(self._advice(obs, action_mask, view))
+        return np.concatenate(out, axis=1)
+
+    def _advice(self, obs: np.ndarray, action_mask: np.ndarray | None, view) -> np.ndarray:
+        """[B, A] one-hot of the counter heuristic's move (all legal unknown cards for a reveal of one)."""
+        from keine_ahnung_env.games.keine_ahnung import risk
+        from keine_ahnung_env.games.keine_ahnung.config import SLOTS
+
+        if action_mask is None:
+            raise ValueError('features="advice" needs the legal-action mask: call features(observation, action_mask)')
+        mask = np.asarray(action_mask, bool)
+        if mask.shape != (obs.shape[0], self.size - self.input_size - HINT_WIDTH):
+            raise ValueError(f"action_mask must be [{obs.shape[0]}, {self.size - self.input_size - HINT_WIDTH}]; "
+                             f"got {mask.shape}")
+        advice = np.zeros(mask.shape, np.float32)
+        rows = np.flatnonzero(mask.any(1))
+        if rows.size == 0:
+            return advice
+        # A fixed seed per call: the advice is a function of the inputs (ties broken the same way).
+        self._adviser.reseed(0)
+        chosen = self._adviser.act(obs[rows], mask[rows])
+        advice[rows, chosen] = 1.0
+        unknown = view.slot_state[rows, 0] == risk.SLOT_UNKNOWN  # [R, 6]
+        reveals_unknown = (chosen < SLOTS) & unknown[np.arange(rows.size), np.minimum(chosen, SLOTS - 1)]
+        r = np.flatnonzero(reveals_unknown)
+        advice[rows[r], :SLOTS] = (unknown[r] & mask[rows[r], :SLOTS]).astype(np.float32)
+        return advice
 
 
 def pad_privileged(inputs: np.ndarray, width: int) -> np.ndarray:
@@ -77,11 +125,13 @@ def feature_vec_env(venv, features: ObservationFeatures, privileged=None, privil
     width = features.size + hidden
 
     def inputs(obs):
-        x = features(obs)
+        x = features(obs, venv.action_masks() if features.needs_mask else None)
         return x if privileged is None else np.concatenate([x, privileged(venv)], axis=1)
 
     def terminal(obs):
-        return pad_privileged(features(obs[None]), hidden)[0]
+        # The game is over: no legal action, so no advice.
+        no_moves = np.zeros((1, features.size - features.input_size - HINT_WIDTH), bool) if features.needs_mask else None
+        return pad_privileged(features(obs[None], no_moves), hidden)[0]
 
     class FeatureVecEnv(VecEnvWrapper):
         """Applies :class:`ObservationFeatures` to observations and terminal observations."""

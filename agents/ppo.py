@@ -275,7 +275,7 @@ class PPOAgent:
                              f"({self.info.num_players}-player {self.info.game}); got shape {obs.shape}")
         if mask.shape != (obs.shape[0], self.info.num_actions):
             raise ValueError(f"{self.name}: action_mask must be [batch, {self.info.num_actions}]; got {mask.shape}")
-        obs = pad_privileged(self._features(obs), self.info.privileged_size)
+        obs = pad_privileged(self._features(obs, mask), self.info.privileged_size)
         with torch.no_grad():
             dist = self.policy.get_distribution(torch.as_tensor(obs), action_masks=mask)
             if self.deterministic:

@@ -169,6 +169,48 @@ def test_hint_features_read_the_observation_only():
         ObservationFeatures("everything", 2)
 
 
+def test_advice_features_carry_the_counter_heuristics_move():
+    from agents.features import HINT_WIDTH, ObservationFeatures
+    from agents.keine_ahnung import CounterAgent
+    from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, Rules
+    from keine_ahnung_env.games.keine_ahnung.actions import NUM_ACTIONS
+    from keine_ahnung_env.games.keine_ahnung.scripted import load_named
+
+    features = ObservationFeatures("advice", 2)
+    hints = ObservationFeatures("hints", 2)
+    assert features.needs_mask and not hints.needs_mask and features.size == hints.size + NUM_ACTIONS
+    core = KeineAhnungCore(1, Rules.make(2), seed=0)
+    # Seat 0 knows its red 2 (fits red 5) and holds two unknown cards: counter keeps the known card in
+    # reserve and reveals an unknown one, so the advice marks both unknown slots (they are alike).
+    load_named(core, layouts=[["red 2", "blue 6", "green 3"], ["grey 4"]], piles=[["red 5"]], known=["red 2"],
+               start_turn=False)
+    obs, mask = core.observe(0), core.legal_mask
+    out = features(obs, mask)
+    np.testing.assert_array_equal(out[:, : hints.size], hints(obs))
+    assert np.flatnonzero(out[0, hints.size:]).tolist() == [1, 2]
+    # With no unknown card left counter plays the known fitting card: a one-hot on it.
+    load_named(core, layouts=[["red 2", "blue 6"], ["grey 4"]], piles=[["red 5"]], known=["red 2", "blue 6"],
+               start_turn=False)
+    out = features(core.observe(0), core.legal_mask)
+    assert np.flatnonzero(out[0, hints.size:]).tolist() == [0]
+    # Along random games the advice is counter's move, or the unknown cards when counter reveals one.
+    games = KeineAhnungCore(64, Rules.make(4), seed=5)
+    counter = CounterAgent(seed=0)
+    for _ in range(40):
+        obs, mask = games.observe(games.current), games.legal_mask
+        advice = ObservationFeatures("advice", 4)(obs, mask)[:, -NUM_ACTIONS:]
+        assert (advice <= mask).all() and (advice.sum(1)[mask.any(1)] >= 1).all()
+        counter.reseed(0)  # the advice breaks counter's ties with a fresh seed-0 generator per call
+        moves = counter.act(obs, mask)
+        assert advice[np.flatnonzero(mask.any(1)), moves[mask.any(1)]].all()
+        games.step(moves, active=mask.any(1))
+    with pytest.raises(ValueError, match="needs the legal-action mask"):
+        features(core.observe(0))
+    with pytest.raises(ValueError, match="action_mask must be"):
+        features(core.observe(0), np.ones((1, 5), bool))
+    assert HINT_WIDTH == 15
+
+
 def test_imitation_fits_the_teachers_decisions():
     from agents.features import ObservationFeatures
     from agents.ppo import CheckpointInfo, build_policy

@@ -51,7 +51,7 @@ def collect_demonstrations(teacher, features, num_players: int, games: int, seed
             chosen[live] = teacher.act(result.observation[live], result.action_mask[live])
             kept = live[rng.random(live.size) < keep]
             if kept.size:
-                inputs.append(features(result.observation[kept]))
+                inputs.append(features(result.observation[kept], result.action_mask[kept]))
                 masks.append(result.action_mask[kept])
                 actions.append(chosen[kept])
                 rows.append((kept + start, result.current_player[kept]))

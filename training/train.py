@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.features import FEATURE_SETS
+
 from .cli import parse_dataclass, parse_rules
 
 GAMES = ("keine_ahnung_v0",)
@@ -70,7 +72,8 @@ class Args:
     activation: str = "tanh"
     """tanh or relu"""
     features: str = "hints"
-    """policy inputs: raw (the scaled observation) or hints (plus risk-model features; agents/features.py)"""
+    """policy inputs: raw (the scaled observation), hints (plus risk-model features) or advice (hints plus the
+    counter heuristic's move as a one-hot: the policy learns where to differ from it; agents/features.py)"""
     opponents: str = "random,never_call,always_call,greedy,risk_caller:0.5,counter"
     """comma-separated agent specs forming the opponent pool (sampled per game and seat)"""
     resume: str = ""
@@ -127,8 +130,8 @@ def check_args(args: Args) -> None:
         raise ValueError(f"--warmup-learning-rate {args.warmup_learning_rate}; allowed: a positive number")
     if args.critic_warmup < 0:
         raise ValueError(f"--critic-warmup {args.critic_warmup}; allowed: 0 or a positive number of updates")
-    if args.features not in ("raw", "hints"):
-        raise ValueError(f"--features {args.features!r}; allowed: raw, hints")
+    if args.features not in FEATURE_SETS:
+        raise ValueError(f"--features {args.features!r}; allowed: {', '.join(FEATURE_SETS)}")
     if args.activation not in ("tanh", "relu"):
         raise ValueError(f"--activation {args.activation!r}; allowed: tanh, relu")
     try:
