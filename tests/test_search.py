@@ -1,5 +1,7 @@
 """The determinized roll-out planner (training/search.py) and the core's state branching."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -127,9 +129,11 @@ def test_planner_plays_legal_moves_and_keeps_the_default_without_evidence():
             search.RolloutPlanner(counter, **bad)
 
 
-def test_search_command_plays_and_reports(capsys):
+def test_search_command_plays_and_reports(capsys, tmp_path):
     summary = search.main(["--players", "3", "--games", "6", "--playouts", "2", "--trophies-left", "2",
-                           "--batch-size", "3", "--seed", "1"])
+                           "--batch-size", "3", "--seed", "1", "--json", str(tmp_path / "s.json")])
+    written = json.loads((tmp_path / "s.json").read_text())
+    assert len(written["shares"]) == 6 and written["win_rate"] == pytest.approx(np.mean(written["shares"]))
     assert summary["games"] == 6 and 0.0 <= summary["win_rate"] <= 1.0
     low, high = summary["win_interval"]
     assert low <= summary["win_rate"] <= high

@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -60,6 +61,8 @@ class Args:
     """rules options as key=value (e.g. memory=none)"""
     seed: int = 0
     """seeds the deals, the determinizations and the agents"""
+    json: str = ""
+    """also write the summary and every game's win share to this JSON file"""
 
 
 def determinize(core, game: int, copies: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -280,6 +283,11 @@ def main(argv: list[str] | None = None) -> dict:
           f"{args.players - 1} x {args.rollout_agent}: {100 * summary['win_rate']:.1f}% "
           f"[{100 * low:.1f}, {100 * high:.1f}] of {shares.size} games (fair {100 / args.players:.0f}%); "
           f"{planner.changed} of {planner.searches} searched moves changed; {summary['seconds']:.0f} s")
+    if args.json:
+        import json
+
+        Path(args.json).write_text(json.dumps({**summary, "args": dataclasses.asdict(args),
+                                               "shares": shares.tolist()}, indent=1))
     return summary
 
 
