@@ -211,6 +211,26 @@ def test_advice_features_carry_the_counter_heuristics_move():
     assert HINT_WIDTH == 15
 
 
+def test_advice_policy_trains_and_plays_legal_moves(tmp_path):
+    summary = train_module.main([
+        "--players", "3", "--features", "advice", "--total-timesteps", "128", "--num-envs", "4", "--n-steps", "16",
+        "--batch-size", "32", "--n-epochs", "1", "--eval-every", "0", "--final-games", "3", "--opponents", "counter",
+        "--out-dir", str(tmp_path), "--no-progress", "--net-arch", "16,16", "--imitate", "counter",
+        "--imitation-games", "3", "--imitation-epochs", "1", "--critic", "oracle"])
+    info = read_info(summary["checkpoint"])
+    assert info.features == "advice"
+    agent = agents.make("ppo", path=summary["checkpoint"], num_players=3)
+    env = keine_ahnung_v0.vector_env(8, num_players=3, seed=4, autoreset=False)
+    result = env.reset()
+    for _ in range(200):
+        live = ~(result.terminated | result.truncated)
+        if not live.any():
+            break
+        actions = agent.act(result.observation, result.action_mask)
+        assert result.action_mask[np.flatnonzero(live), actions[live]].all()
+        result = env.step(actions)
+
+
 def test_imitation_fits_the_teachers_decisions():
     from agents.features import ObservationFeatures
     from agents.ppo import CheckpointInfo, build_policy
