@@ -119,6 +119,7 @@ def test_planner_plays_legal_moves_and_keeps_the_default_without_evidence():
     stubborn = search.RolloutPlanner(counter, playouts=4, margin=1e9, trophies_left=12, seed=0)
     np.testing.assert_array_equal(stubborn.improve(core, games, default), default)
     assert stubborn.searches > 0 and stubborn.changed == 0
+    assert len(stubborn.standard_errors) >= stubborn.searches and min(stubborn.standard_errors) >= 0
     eager = search.RolloutPlanner(counter, playouts=4, margin=0.0, trophies_left=12, seed=0)
     chosen = eager.improve(core, games, default)
     assert core.legal_mask[games, chosen].all()

@@ -178,6 +178,8 @@ class RolloutPlanner:
         self.rng = np.random.default_rng(seed)
         self.searches = 0
         self.changed = 0
+        self.standard_errors: list[float] = []
+        """Standard error of every paired difference (a move against the default) judged so far."""
 
     def improve(self, core, games: Sequence[int], default: np.ndarray) -> np.ndarray:
         """The moves for ``games`` (whose seats to act the planner plays): ``default[i]`` (the roll-out
@@ -217,8 +219,10 @@ class RolloutPlanner:
             v = value[at : at + len(moves) * M].reshape(len(moves), M)
             at += len(moves) * M
             diff = v - v[base]
-            gain = diff.mean(1) - self.margin * diff.std(1, ddof=1) / np.sqrt(M)
+            se = diff.std(1, ddof=1) / np.sqrt(M)
+            gain = diff.mean(1) - self.margin * se
             gain[base] = 0.0
+            self.standard_errors.extend(np.delete(se, base).tolist())
             best = int(np.argmax(gain))
             self.searches += 1
             if gain[best] > 0:
@@ -278,11 +282,13 @@ def main(argv: list[str] | None = None) -> dict:
     low, high = wilson_interval(float(shares.sum()), shares.size)
     summary = {"games": int(shares.size), "win_rate": float(shares.mean()), "win_interval": [low, high],
                "fair_share": 1.0 / args.players, "searches": planner.searches, "changed": planner.changed,
+               "median_standard_error": float(np.median(planner.standard_errors)) if planner.standard_errors else None,
                "seconds": time.time() - started}
     print(f"planner ({args.rollout_agent} roll-outs, {args.playouts} playouts, last {args.trophies_left} trophies) vs "
           f"{args.players - 1} x {args.rollout_agent}: {100 * summary['win_rate']:.1f}% "
           f"[{100 * low:.1f}, {100 * high:.1f}] of {shares.size} games (fair {100 / args.players:.0f}%); "
-          f"{planner.changed} of {planner.searches} searched moves changed; {summary['seconds']:.0f} s")
+          f"{planner.changed} of {planner.searches} searched moves changed (median standard error of a move's "
+          f"paired gain: {summary['median_standard_error'] or 0:.3f}); {summary['seconds']:.0f} s")
     if args.json:
         import json
 
