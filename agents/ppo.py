@@ -141,6 +141,32 @@ def save_checkpoint(model, path: str | Path, info: CheckpointInfo) -> Path:
     return zip_path
 
 
+def export_policy(source: str | Path, destination: str | Path) -> Path:
+    """Writes a play-only copy of a checkpoint: a zip holding just ``policy.pth`` (the weights that
+    :func:`load_policy` reads; no optimizer state, no pickled SB3 data) and its sidecar with the new
+    SHA-256. About a third of the size; loads with ``agents.make("ppo", path=...)``; cannot be resumed.
+    Returns the new zip's path."""
+    src = archive_path(source)
+    load_policy(src)  # refuses a damaged or foreign checkpoint before anything is written
+    info = read_info(src)
+    with zipfile.ZipFile(src) as archive:
+        weights = archive.read("policy.pth")
+    dst = archive_path(destination)
+    if dst.resolve() == src.resolve():
+        raise ValueError(f"export_policy: destination {dst} is the source checkpoint")
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(dst, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("policy.pth", weights)
+    sidecar_path(dst).write_text(dataclasses.replace(info, sha256=file_sha256(dst)).to_json())
+    return dst
+
+
+def is_play_only(path: str | Path) -> bool:
+    """Whether a checkpoint zip holds weights only (written by :func:`export_policy`)."""
+    with zipfile.ZipFile(archive_path(path)) as archive:
+        return "data" not in archive.namelist()
+
+
 def read_info(path: str | Path) -> CheckpointInfo:
     """The sidecar of a checkpoint; ValueError when it is missing or malformed."""
     side = sidecar_path(path)
@@ -302,3 +328,16 @@ def make_agent(path: str | Path | None = None, seed: int | None = None, determin
     if num_players is not None:
         check_compatible(info, game, int(num_players), rules, where=f"checkpoint {path}")
     return PPOAgent(policy, info, deterministic=deterministic, name=f"ppo:{Path(path).name}", seed=seed)
+
+
+READY_CHECKPOINT = Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_4p_advice.zip"
+"""The shipped 4-player policy (``agents.make("ppo_4p")``): residual PPO on ``counter``'s advice; the
+README's "Training" section has its runs and its win share against three ``counter``s."""
+
+
+def make_ready_agent(seed: int | None = None, deterministic: bool = True, num_players: int | None = None,
+                     **kwargs: Any) -> PPOAgent:
+    """``agents.make("ppo_4p")``: the shipped checkpoint (:data:`READY_CHECKPOINT`) as an agent."""
+    agent = make_agent(READY_CHECKPOINT, seed=seed, deterministic=deterministic, num_players=num_players, **kwargs)
+    agent.name = "ppo_4p"
+    return agent

@@ -4,12 +4,13 @@ import io
 import json
 import shutil
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import agents
-from agents.ppo import load_policy, read_info
+from agents.ppo import export_policy, is_play_only, load_policy, read_info
 from keine_ahnung_env import keine_ahnung_v0
 from training import play as play_module
 from training import train as train_module
@@ -271,6 +272,32 @@ def test_resume_continues_a_checkpoint_and_refuses_another_variant(trained, tmp_
         train_module.main(["--players", "4", "--resume", trained["checkpoint"]] + common)
     with pytest.raises(ValueError, match="net_arch"):
         train_module.main(["--players", "3", "--resume", trained["checkpoint"]] + common[:-1] + ["64,64"])
+    exported = export_policy(trained["checkpoint"], tmp_path / "play_only.zip")
+    with pytest.raises(ValueError, match="play-only export"):
+        train_module.main(["--players", "3", "--resume", str(exported)] + common)
+
+
+def test_export_writes_a_smaller_play_only_checkpoint_that_acts_the_same(trained, tmp_path):
+    exported = export_policy(trained["checkpoint"], tmp_path / "ready" / "opponent")
+    assert exported.name == "opponent.zip" and is_play_only(exported) and not is_play_only(trained["checkpoint"])
+    assert exported.stat().st_size < 0.6 * Path(trained["checkpoint"]).stat().st_size
+    assert read_info(exported).sha256 != read_info(trained["checkpoint"]).sha256
+    env = keine_ahnung_v0.vector_env(32, num_players=3, seed=8, autoreset=False)
+    result = env.reset()
+    original = agents.make("ppo", path=trained["checkpoint"], num_players=3)
+    copy = agents.make("ppo", path=str(exported), num_players=3)
+    for _ in range(30):
+        moves = original.act(result.observation, result.action_mask)
+        np.testing.assert_array_equal(copy.act(result.observation, result.action_mask), moves)
+        result = env.step(moves)
+    with pytest.raises(ValueError, match="is the source checkpoint"):
+        export_policy(exported, exported)
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(b"not a zip")
+    shutil.copy(tmp_path / "ready" / "opponent.json", tmp_path / "broken.json")
+    with pytest.raises(ValueError, match="SHA-256|unreadable"):
+        export_policy(broken, tmp_path / "out.zip")
+    assert not (tmp_path / "out.zip").exists()
 
 
 # ------------------------------------------------------------------------------ oracle critic
@@ -362,3 +389,23 @@ def test_oracle_sidecar_and_arguments_are_checked(trained, tmp_path):
         train_module.main(["--critic-warmup", "-2"])
     with pytest.raises(ValueError, match="--warmup-learning-rate"):
         train_module.main(["--warmup-learning-rate", "0"])
+
+
+def test_the_shipped_4_player_agent_loads_and_plays_legal_moves():
+    from agents.ppo import READY_CHECKPOINT
+
+    assert READY_CHECKPOINT.is_file() and READY_CHECKPOINT.stat().st_size < 4_000_000 and is_play_only(READY_CHECKPOINT)
+    info = read_info(READY_CHECKPOINT)
+    assert info.num_players == 4 and info.features == "advice"
+    agent = agents.make("ppo_4p", seed=0)
+    assert agent.name == "ppo_4p"
+    env = keine_ahnung_v0.vector_env(16, num_players=4, seed=12, autoreset=False)
+    result = env.reset()
+    for _ in range(60):
+        live = ~(result.terminated | result.truncated)
+        actions = agent.act(result.observation, result.action_mask)
+        assert result.action_mask[np.flatnonzero(live), actions[live]].all()
+        result = env.step(actions)
+    with pytest.raises(ValueError, match="trained for 4 players, not 3"):
+        agents.make("ppo_4p", num_players=3)
+

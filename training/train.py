@@ -177,8 +177,8 @@ def train(args: Args) -> dict:
     import agents
     from agents.features import ObservationFeatures, feature_vec_env, pad_privileged
     from agents.policies import ACTOR_PREFIXES, OracleCriticPolicy
-    from agents.ppo import (CheckpointInfo, PPOAgent, archive_path, check_compatible, load_policy, read_info,
-                            save_checkpoint)
+    from agents.ppo import (CheckpointInfo, PPOAgent, archive_path, check_compatible, is_play_only, load_policy,
+                            read_info, save_checkpoint)
     from keine_ahnung_env import keine_ahnung_v0
     from keine_ahnung_env.games.keine_ahnung.actions import NUM_ACTIONS
     from keine_ahnung_env.games.keine_ahnung.config import Rules
@@ -225,6 +225,9 @@ def train(args: Args) -> dict:
     if args.resume:
         # MaskablePPO.load unpickles the archive: only for checkpoints this project wrote for you.
         recorded = read_info(args.resume)
+        if is_play_only(args.resume):
+            raise ValueError(f"--resume {args.resume} is a play-only export (weights without optimizer state or "
+                             "training data); resume from the training run's own checkpoint")
         check_compatible(recorded, args.env, args.players, rules, where=f"--resume {args.resume}")
         if recorded.features != args.features or recorded.net_arch != tuple(net_arch) \
                 or recorded.activation != args.activation:
