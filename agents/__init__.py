@@ -171,3 +171,4 @@ register("counter", _lazy("CounterAgent"), description="the strongest heuristic 
 # The training issue adds agents/ppo.py with make_agent(seed=None, path=..., **kwargs) (or a class
 # PPOAgent taking the same arguments); it is imported only when a PPO agent is asked for.
 register("ppo", "agents.ppo:make_agent|PPOAgent", positional=("path",), description="a trained PPO checkpoint")
+register("ppo_4p", "agents.ppo:make_ready_agent", description="the shipped 4-player PPO agent (counter's advice)")
