@@ -43,12 +43,15 @@ class ObservationFeatures:
         self.input_size = self.layout.size
         self.size = self.input_size + (HINT_WIDTH if kind != "raw" else 0)
         self._adviser = None
+        self.num_actions = 0
+        """Width of the advice block (the action count; 0 without advice)."""
         if kind == "advice":
             from keine_ahnung_env.games.keine_ahnung.actions import NUM_ACTIONS
 
             from .keine_ahnung import CounterAgent
 
             self._adviser = CounterAgent(seed=0, deck=options.get("deck"), num_players=num_players)
+            self.num_actions = NUM_ACTIONS
             self.size += NUM_ACTIONS
 
     @property
@@ -86,9 +89,8 @@ class ObservationFeatures:
         if action_mask is None:
             raise ValueError('features="advice" needs the legal-action mask: call features(observation, action_mask)')
         mask = np.asarray(action_mask, bool)
-        if mask.shape != (obs.shape[0], self.size - self.input_size - HINT_WIDTH):
-            raise ValueError(f"action_mask must be [{obs.shape[0]}, {self.size - self.input_size - HINT_WIDTH}]; "
-                             f"got {mask.shape}")
+        if mask.shape != (obs.shape[0], self.num_actions):
+            raise ValueError(f"action_mask must be [{obs.shape[0]}, {self.num_actions}]; got {mask.shape}")
         advice = np.zeros(mask.shape, np.float32)
         rows = np.flatnonzero(mask.any(1))
         if rows.size == 0:
@@ -130,7 +132,7 @@ def feature_vec_env(venv, features: ObservationFeatures, privileged=None, privil
 
     def terminal(obs):
         # The game is over: no legal action, so no advice.
-        no_moves = np.zeros((1, features.size - features.input_size - HINT_WIDTH), bool) if features.needs_mask else None
+        no_moves = np.zeros((1, features.num_actions), bool) if features.needs_mask else None
         return pad_privileged(features(obs[None], no_moves), hidden)[0]
 
     class FeatureVecEnv(VecEnvWrapper):
