@@ -162,9 +162,13 @@ def export_policy(source: str | Path, destination: str | Path) -> Path:
 
 
 def is_play_only(path: str | Path) -> bool:
-    """Whether a checkpoint zip holds weights only (written by :func:`export_policy`)."""
-    with zipfile.ZipFile(archive_path(path)) as archive:
-        return "data" not in archive.namelist()
+    """Whether a checkpoint zip holds weights only (written by :func:`export_policy`); ValueError when
+    the file is missing or not a zip."""
+    try:
+        with zipfile.ZipFile(archive_path(path)) as archive:
+            return "data" not in archive.namelist()
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"checkpoint {archive_path(path)} is unreadable: {type(exc).__name__}: {exc}") from None
 
 
 def read_info(path: str | Path) -> CheckpointInfo:

@@ -292,6 +292,8 @@ def test_export_writes_a_smaller_play_only_checkpoint_that_acts_the_same(trained
         result = env.step(moves)
     with pytest.raises(ValueError, match="is the source checkpoint"):
         export_policy(exported, exported)
+    with pytest.raises(ValueError, match="unreadable"):
+        is_play_only(tmp_path / "missing.zip")
     broken = tmp_path / "broken.zip"
     broken.write_bytes(b"not a zip")
     shutil.copy(tmp_path / "ready" / "opponent.json", tmp_path / "broken.json")
