@@ -33,7 +33,7 @@ from typing import Sequence
 
 import numpy as np
 
-from keine_ahnung_env.games.keine_ahnung.scoring import standings_key
+from keine_ahnung_env.games.keine_ahnung import scoring
 
 from .cli import parse_dataclass, parse_rules
 from .tournament import wilson_interval
@@ -142,9 +142,7 @@ def candidate_moves(core, game: int, default: int) -> tuple[list[int], int]:
 
 def win_shares(scores: np.ndarray, holdings: np.ndarray, seats: np.ndarray, truncated: np.ndarray) -> np.ndarray:
     """[B] the given seats' shares of the win (ties split; a truncated game counts 1/P)."""
-    key = standings_key(scores, holdings)
-    winners = key == key.max(axis=1, keepdims=True)
-    share = winners[np.arange(len(seats)), seats] / winners.sum(axis=1)
+    share = scoring.win_shares(scores, holdings)[np.arange(len(seats)), seats]
     return np.where(truncated, 1.0 / scores.shape[1], share)
 
 

@@ -34,7 +34,7 @@ import numpy as np
 from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL
 from keine_ahnung_env.games.keine_ahnung.config import MAX_PLAYERS, MIN_PLAYERS
 from keine_ahnung_env.games.keine_ahnung.core import game_seed_sequences
-from keine_ahnung_env.games.keine_ahnung.scoring import standings_key
+from keine_ahnung_env.games.keine_ahnung.scoring import standings_key, win_shares
 
 ENVS = ("keine_ahnung_v0",)
 Z95 = 1.959963984540054
@@ -250,8 +250,7 @@ def play_tournament(agents: Sequence[Any], num_players: int = 4, games: int = 20
 
     results = [AgentResult(name=n) for n in names]
     key = standings_key(scores, holdings)
-    winners = key == key.max(axis=1, keepdims=True)
-    share = winners / winners.sum(axis=1, keepdims=True)
+    share = win_shares(scores, holdings)
     seat_agent = table[lineup_of]  # [total, P]
     for a, res in enumerate(results):
         mine = seat_agent == a

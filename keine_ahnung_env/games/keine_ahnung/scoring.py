@@ -30,6 +30,12 @@ def winners(scores: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return key == key.max(axis=-1, keepdims=True)
 
 
+def win_shares(scores: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Float [B, P]: each seat's share of the win (1 / number of winners for a winner, else 0)."""
+    win = winners(scores, counts)
+    return win / win.sum(axis=-1, keepdims=True)
+
+
 def final_rewards(scores: np.ndarray, counts: np.ndarray, mode: str) -> np.ndarray:
     """Rewards [B, P] float32 of finished games with scores and counts [B, P]."""
     scores = np.asarray(scores)
