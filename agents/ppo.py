@@ -147,8 +147,7 @@ def export_policy(source: str | Path, destination: str | Path) -> Path:
     SHA-256. About a third of the size; loads with ``agents.make("ppo", path=...)``; cannot be resumed.
     Returns the new zip's path."""
     src = archive_path(source)
-    load_policy(src)  # refuses a damaged or foreign checkpoint before anything is written
-    info = read_info(src)
+    _, info = load_policy(src)  # refuses a damaged or foreign checkpoint before anything is written
     with zipfile.ZipFile(src) as archive:
         weights = archive.read("policy.pth")
     dst = archive_path(destination)
