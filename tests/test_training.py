@@ -17,6 +17,21 @@ from training import train as train_module
 from training.cli import field_docs, parse_rules
 
 
+def _plays_legal_moves(agent, num_players: int, games: int, seed: int, steps: int):
+    """Steps ``games`` games with ``agent`` in every seat for up to ``steps`` steps (stopping when all
+    are over), asserting every move of a live game is legal; returns the last step's result."""
+    env = keine_ahnung_v0.vector_env(games, num_players=num_players, seed=seed, autoreset=False)
+    result = env.reset()
+    for _ in range(steps):
+        live = ~(result.terminated | result.truncated)
+        if not live.any():
+            break
+        actions = agent.act(result.observation, result.action_mask)
+        assert result.action_mask[np.flatnonzero(live), actions[live]].all()
+        result = env.step(actions)
+    return result
+
+
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     out = tmp_path_factory.mktemp("runs")
@@ -38,15 +53,7 @@ def test_training_writes_a_checkpoint_that_plays_legal_games(trained):
         low, high = figures["win_interval"]
         assert -1e-9 <= low <= figures["win_rate"] + 1e-9 and figures["win_rate"] <= high + 1e-9 <= 1.0 + 2e-9
     agent = agents.make("ppo", path=checkpoint, num_players=3)
-    env = keine_ahnung_v0.vector_env(16, num_players=3, seed=3, autoreset=False)
-    result = env.reset()
-    for _ in range(3000):
-        if (result.terminated | result.truncated).all():
-            break
-        live = ~(result.terminated | result.truncated)
-        actions = agent.act(result.observation, result.action_mask)
-        assert result.action_mask[np.flatnonzero(live), actions[live]].all()
-        result = env.step(actions)
+    result = _plays_legal_moves(agent, num_players=3, games=16, seed=3, steps=3000)
     assert (result.terminated | result.truncated).all()
     run_dir = trained["run_dir"]
     import pathlib
@@ -220,16 +227,7 @@ def test_advice_policy_trains_and_plays_legal_moves(tmp_path):
         "--imitation-games", "3", "--imitation-epochs", "1", "--critic", "oracle"])
     info = read_info(summary["checkpoint"])
     assert info.features == "advice"
-    agent = agents.make("ppo", path=summary["checkpoint"], num_players=3)
-    env = keine_ahnung_v0.vector_env(8, num_players=3, seed=4, autoreset=False)
-    result = env.reset()
-    for _ in range(200):
-        live = ~(result.terminated | result.truncated)
-        if not live.any():
-            break
-        actions = agent.act(result.observation, result.action_mask)
-        assert result.action_mask[np.flatnonzero(live), actions[live]].all()
-        result = env.step(actions)
+    _plays_legal_moves(agents.make("ppo", path=summary["checkpoint"], num_players=3), 3, games=8, seed=4, steps=200)
 
 
 def test_imitation_fits_the_teachers_decisions():
@@ -401,13 +399,7 @@ def test_the_shipped_4_player_agent_loads_and_plays_legal_moves():
     assert info.num_players == 4 and info.features == "advice"
     agent = agents.make("ppo_4p", seed=0)
     assert agent.name == "ppo_4p"
-    env = keine_ahnung_v0.vector_env(16, num_players=4, seed=12, autoreset=False)
-    result = env.reset()
-    for _ in range(60):
-        live = ~(result.terminated | result.truncated)
-        actions = agent.act(result.observation, result.action_mask)
-        assert result.action_mask[np.flatnonzero(live), actions[live]].all()
-        result = env.step(actions)
+    _plays_legal_moves(agent, num_players=4, games=16, seed=12, steps=60)
     with pytest.raises(ValueError, match="trained for 4 players, not 3"):
         agents.make("ppo_4p", num_players=3)
 
