@@ -1,4 +1,4 @@
-"""Agents for the project's games, and a registry by name.
+"""Agents for every registered game, and a registry by name.
 
     import agents
     agent = agents.make("greedy", game="keine_ahnung_v0", seed=0)
@@ -9,6 +9,11 @@
 Every agent has one batched method ``act(observation [B, O], action_mask [B, A]) -> int64 [B]``, a
 ``name``, and a seedable generator (``seed=`` here, ``reseed(seed)`` later).
 
+Where agents come from: ``random`` and ``ppo`` (a trained checkpoint) serve every game; each game's
+heuristic agents live in the game's folder and are declared in its spec (``GameSpec.agents``; Keine
+Ahnung: ``keine_ahnung_env/games/keine_ahnung/agents.py``); :func:`register` adds more for a game.
+``game=`` takes any game of :mod:`keine_ahnung_env.registry`.
+
 Player count: the heuristic Keine Ahnung agents infer it from the observation width on every call,
 so one agent object plays any table size. ``make`` also accepts ``num_players=`` (and ``rules=``, a
 dict of rules options): the heuristic agents then refuse observations of another table size, and a PPO
@@ -17,8 +22,7 @@ checkpoint trained for another variant is refused when it is built. A non-defaul
 
 Spec strings: ``name`` or ``name:arg1:arg2`` (positional, in the order of the entry's
 ``positional`` parameters) or ``name:key=value``. Numbers are parsed as int or float where they
-look like one. ``ppo:path/to/checkpoint`` resolves lazily to ``agents.ppo`` (the training issue's
-agent); until that module exists it raises a clear error.
+look like one. ``ppo:path/to/checkpoint`` loads a checkpoint (``agents/ppo.py``) safely.
 """
 
 from __future__ import annotations
@@ -30,9 +34,9 @@ from typing import Any, Callable
 
 from .base import Agent, RandomAgent, sample_masked
 
-__all__ = ["Agent", "RandomAgent", "sample_masked", "make", "available", "parse_spec", "register", "GAMES"]
+__all__ = ["Agent", "RandomAgent", "sample_masked", "make", "available", "describe", "parse_spec", "register"]
 
-GAMES = ("keine_ahnung_v0",)
+DEFAULT_GAME = "keine_ahnung_v0"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,39 +51,55 @@ class _Entry:
         if callable(self.factory):
             return self.factory
         module, attribute = self.factory.split(":")
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name == module or (exc.name and module.startswith(exc.name)):
-                raise ValueError(
-                    f"agent factory {self.factory!r} is not available yet: module {module!r} does not exist "
-                    f"(the PPO agent arrives with the training issue)") from exc
-            raise
+        mod = importlib.import_module(module)
         for candidate in attribute.split("|"):
             if hasattr(mod, candidate):
                 return getattr(mod, candidate)
         raise ValueError(f"module {module!r} defines none of {attribute.split('|')}; one is needed to build the agent")
 
 
-_REGISTRY: dict[str, dict[str, _Entry]] = {game: {} for game in GAMES}
+_COMMON: dict[str, _Entry] = {}
+"""Agents that play every game."""
+_ADDED: dict[str, dict[str, _Entry]] = {}
+"""Agents added with ``register`` for one game."""
 
 
-def register(name: str, factory: Callable[..., Any] | str, game: str = "keine_ahnung_v0",
+def register(name: str, factory: Callable[..., Any] | str, game: str | None = DEFAULT_GAME,
              positional: tuple[str, ...] = (), description: str = "") -> None:
-    """Adds an agent constructor under ``name`` for ``game``. ``factory`` is called as
-    ``factory(seed=seed, **kwargs)``; a ``"module:attribute"`` string is imported on first use."""
-    _REGISTRY.setdefault(game, {})[name] = _Entry(factory, tuple(positional), description)
+    """Adds an agent constructor under ``name`` for ``game`` (``None``: every game). ``factory`` is called
+    as ``factory(seed=seed, **kwargs)``; a ``"module:attribute"`` string is imported on first use."""
+    entry = _Entry(factory, tuple(positional), description)
+    if game is None:
+        _COMMON[name] = entry
+    else:
+        _game_entry(game)
+        _ADDED.setdefault(game, {})[name] = entry
+
+
+def _game_entry(game: str):
+    from keine_ahnung_env import registry
+
+    return registry.game(game)  # ValueError listing the registered games
 
 
 def _check_game(game: str) -> dict[str, _Entry]:
-    if game not in _REGISTRY:
-        raise ValueError(f"unknown game {game!r}; allowed: {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[game]
+    """Every agent offered for ``game``: the common ones, the game's own (its spec), then added ones."""
+    entry = _game_entry(game)
+    own = entry.spec().agents
+    table = dict(_COMMON)
+    table.update({name: _Entry(info.factory, tuple(info.positional), info.description) for name, info in own.items()})
+    table.update(_ADDED.get(game, {}))
+    return table
 
 
-def available(game: str = "keine_ahnung_v0") -> list[str]:
-    """The registered agent names of ``game``, sorted."""
+def available(game: str = DEFAULT_GAME) -> list[str]:
+    """The agent names offered for ``game``, sorted."""
     return sorted(_check_game(game))
+
+
+def describe(game: str = DEFAULT_GAME) -> dict[str, str]:
+    """``{name: description}`` of the agents offered for ``game``."""
+    return {name: entry.description for name, entry in sorted(_check_game(game).items())}
 
 
 def _literal(text: str) -> Any:
@@ -93,7 +113,7 @@ def _literal(text: str) -> Any:
     return words.get(text.lower(), text)
 
 
-def parse_spec(spec: str, game: str = "keine_ahnung_v0") -> tuple[str, dict[str, Any]]:
+def parse_spec(spec: str, game: str = DEFAULT_GAME) -> tuple[str, dict[str, Any]]:
     """Splits ``"name:arg:key=value"`` into ``(name, kwargs)`` using the entry's positional names.
 
     Raises ValueError for an unknown name (listing the available ones) or too many positional
@@ -127,7 +147,7 @@ def parse_spec(spec: str, game: str = "keine_ahnung_v0") -> tuple[str, dict[str,
     return name, kwargs
 
 
-def make(name: str, game: str = "keine_ahnung_v0", seed: int | None = None, **kwargs: Any):
+def make(name: str, game: str = DEFAULT_GAME, seed: int | None = None, **kwargs: Any):
     """Builds the agent registered as ``name`` (or a spec such as ``"risk_caller:0.6"``) for ``game``.
 
     Keyword arguments go to the agent's constructor (they override spec arguments). Raises ValueError
@@ -135,7 +155,9 @@ def make(name: str, game: str = "keine_ahnung_v0", seed: int | None = None, **kw
     """
     spec_name, spec_kwargs = parse_spec(name, game)
     spec_kwargs.update(kwargs)
-    entry = _REGISTRY[game][spec_name]
+    if spec_name == "ppo":
+        spec_kwargs.setdefault("game", game)
+    entry = _check_game(game)[spec_name]
     factory = entry.resolve()
     try:
         agent = factory(seed=seed, **spec_kwargs)
@@ -152,23 +174,6 @@ def _random(seed=None, num_players=None, rules=None, **kwargs):
     return RandomAgent(seed)
 
 
-def _lazy(attribute: str) -> Callable[..., Any]:
-    def factory(seed=None, **kwargs):
-        from . import keine_ahnung
-
-        return getattr(keine_ahnung, attribute)(seed=seed, **kwargs)
-
-    return factory
-
-
-register("random", _random, description="uniform over legal actions")
-register("never_call", _lazy("NeverCallAgent"), description="reveals unknown cards, never calls")
-register("always_call", _lazy("AlwaysCallAgent"), description="reveals unknown cards, calls whenever allowed")
-register("greedy", _lazy("GreedyAgent"), description="plays known fitting cards, calls only when sure")
-register("risk_caller", _lazy("RiskCallerAgent"), positional=("threshold",),
-         description="greedy, calls when the success probability >= threshold")
-register("counter", _lazy("CounterAgent"), description="the strongest heuristic (card counting, tuned calls)")
-# The training issue adds agents/ppo.py with make_agent(seed=None, path=..., **kwargs) (or a class
-# PPOAgent taking the same arguments); it is imported only when a PPO agent is asked for.
-register("ppo", "agents.ppo:make_agent|PPOAgent", positional=("path",), description="a trained PPO checkpoint")
+register("random", _random, game=None, description="uniform over legal actions")
+register("ppo", "agents.ppo:make_agent", game=None, positional=("path",), description="a trained PPO checkpoint")
 register("ppo_4p", "agents.ppo:make_ready_agent", description="the shipped 4-player PPO agent (counter's advice)")

@@ -1,22 +1,24 @@
-"""What the generic user-facing wrappers need to know about one game variant.
+"""The one door into every game: the batched-core interface and what a game variant tells the layers above.
 
-The PettingZoo AEC environment (``aec.py``), the Gymnasium single-learner environment (``solo.py``)
-and the Stable-Baselines3 vector environment (``sb3_vec.py``) are written once, against a batched
-core and a :class:`GameSpec`. Each game module (``keine_ahnung_v0`` today, the gap game and dnp
-next) builds a spec from its validated rules and passes it in; no wrapper knows or re-implements a
-rule.
+Everything above a game (the wrappers ``aec.py``, ``solo.py``, ``sb3_vec.py``, ``vector.py``; the
+agents, training, evaluation, play and search commands; the benchmark and the conformance suite)
+knows a game only through two objects defined here:
 
-A core is any object with the fields and methods of ``KeineAhnungCore`` that the wrappers use:
-``num_envs``, ``num_players``, ``current`` [B], ``legal_mask`` [B, A], ``rewards`` [B, P],
-``terminated`` [B], ``truncated`` [B], ``scores`` [B, P], ``step(actions, active=None)``,
-``reset_games(indices)``, ``seed(seed, indices=None)`` and ``observe(seats, games=None) -> [B, O]``
-(with ``games``, only those rows: ``[len(games), O]``).
+* :class:`BatchedCore` - the engine: B games of one variant as arrays, stepped together. This
+  ``typing.Protocol`` is the only description of the interface; the conformance suite checks it for
+  every registered game (:func:`check_core`).
+* :class:`GameSpec` - one variant (game, player count, rules options): its sizes and names, how to
+  make a core, how to read results from it, its text views, its policy feature sets, the hidden inputs
+  of an oracle critic, its own per-episode statistics and its heuristic agents.
+
+Games are found by name in :mod:`keine_ahnung_env.registry`; a game's ``<name>.py`` module builds its
+user-facing entry points from its spec with :mod:`keine_ahnung_env.entry_points`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -24,30 +26,213 @@ RENDER_MODES = ("human", "ansi")
 """Text rendering modes of every wrapper: "ansi" returns the table, "human" prints it."""
 
 
+# ---------------------------------------------------------------------------------------------- the core
+
+
+@runtime_checkable
+class BatchedCore(Protocol):
+    """B games of one variant, stepped together (B = ``num_envs``, P = ``num_players``, A actions, O
+    observation features). Game i of a core made with seed s is reproducible from ``(s, i)`` whatever B.
+
+    Between calls every live game waits for one decision of seat ``current[b]``, whose legal actions
+    are ``legal_mask[b]``. A finished game (``terminated | truncated``) keeps its final state, has an
+    all-False mask and ignores actions until it is dealt again with ``reset_games``.
+    """
+
+    num_envs: int
+    """B, the number of games (fixed at construction)."""
+    num_players: int
+    """P, seats per game."""
+    current: np.ndarray
+    """[B] integer: the seat to act in each game."""
+    legal_mask: np.ndarray
+    """[B, A] bool: the legal actions of the seat to act (all False for a finished game)."""
+    rewards: np.ndarray
+    """[B, P] float32: the rewards of the last ``step`` (non-zero only in the step that ends a game)."""
+    terminated: np.ndarray
+    """[B] bool: the game ended by its rules."""
+    truncated: np.ndarray
+    """[B] bool: the game was cut off (a turn limit) and pays no reward."""
+    turn: np.ndarray
+    """[B] integer: turns played in the current game."""
+
+    @property
+    def scores(self) -> np.ndarray:
+        """[B, P] integer: every seat's score as it stands (final scores once a game is over)."""
+        ...
+
+    @property
+    def done(self) -> np.ndarray:
+        """[B] bool: ``terminated | truncated``."""
+        ...
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> None:
+        """Applies one action per game ([B] integers; ignored where ``active`` [B] bool is False and for
+        finished games) and resolves every game to its next decision. An illegal action for an active
+        live game raises ``ValueError`` naming it and the legal ones, and changes nothing."""
+        ...
+
+    def reset_games(self, indices: np.ndarray) -> None:
+        """Deals new games in the rows ``indices`` from their own random streams."""
+        ...
+
+    def seed(self, seed: int | None, indices: Sequence[int] | None = None,
+             game_ids: Sequence[int] | None = None) -> None:
+        """Re-seeds the random streams of rows ``indices`` (all by default): row ``indices[k]`` takes the
+        stream of game ``game_ids[k]`` (default ``indices[k]``) of a batch seeded with ``seed``; the next
+        ``reset_games`` of the row deals that game. A bad seed raises ``ValueError`` and changes nothing."""
+        ...
+
+    def observe(self, seats: Any, games: np.ndarray | None = None) -> np.ndarray:
+        """[B, O] float32 observations of ``seats`` (one int, or one seat per game); with ``games``,
+        only those rows: ``[len(games), O]``. Nothing a seat may not know is encoded."""
+        ...
+
+
+CORE_ATTRIBUTES = ("num_envs", "num_players", "current", "legal_mask", "rewards", "terminated", "truncated", "turn",
+                   "scores", "done")
+CORE_METHODS = ("step", "reset_games", "seed", "observe")
+
+
+def check_core(core: Any, spec: "GameSpec") -> None:
+    """Asserts that ``core`` has the :class:`BatchedCore` interface with the shapes and dtypes of ``spec``
+    (raises ``AssertionError`` naming the first mismatch). Used by the conformance suite."""
+    missing = [n for n in CORE_ATTRIBUTES + CORE_METHODS if not hasattr(core, n)]
+    assert not missing, f"{type(core).__name__} lacks {missing} of the BatchedCore protocol"
+    assert isinstance(core, BatchedCore)
+    B, P, A = core.num_envs, core.num_players, spec.num_actions
+    assert P == spec.num_players, f"core has {P} players, spec {spec.num_players}"
+    expect = {"current": ((B,), "iu"), "legal_mask": ((B, A), "b"), "rewards": ((B, P), "f"),
+              "terminated": ((B,), "b"), "truncated": ((B,), "b"), "turn": ((B,), "iu"), "scores": ((B, P), "iu"),
+              "done": ((B,), "b")}
+    for name, (shape, kinds) in expect.items():
+        value = np.asarray(getattr(core, name))
+        assert value.shape == shape, f"core.{name} has shape {value.shape}; the protocol says {shape}"
+        assert value.dtype.kind in kinds, f"core.{name} has dtype {value.dtype}; the protocol says kind {kinds!r}"
+    obs = core.observe(np.zeros(B, np.int64))
+    assert obs.shape == (B, spec.observation_size) and obs.dtype == np.float32, \
+        f"observe gave {obs.shape} {obs.dtype}; the protocol says ({B}, {spec.observation_size}) float32"
+
+
+# ------------------------------------------------------------------------------------------ statistics
+
+
+@dataclasses.dataclass(frozen=True)
+class StatColumn:
+    """One figure of a game's own statistics in tables and JSON: ``numerator`` per game (``denominator``
+    None) or the ratio of two totals."""
+
+    key: str
+    """JSON key, e.g. ``"calls_per_game"``."""
+    header: str
+    """table header, e.g. ``"calls/g"``."""
+    numerator: str
+    denominator: str | None = None
+    percent: bool = False
+    """shown as a percentage in tables."""
+
+
+@dataclasses.dataclass(frozen=True)
+class EpisodeStats:
+    """A game's own per-seat, per-episode statistics (Keine Ahnung: calls, successful calls, trophies).
+
+    Drivers (tournaments, the solo and SB3 environments) count them around every core step::
+
+        token = stats.before_step(core, actions, active)
+        core.step(actions, active=active)
+        counts += stats.after_step(core, token)      # [B, P, len(counters)]
+        ...                                           # when a game ends:
+        values = stats.final(core)                    # [B, P, len(finals)]
+    """
+
+    counters: tuple[str, ...]
+    """names of the quantities counted step by step."""
+    before_step: Callable[[Any, np.ndarray, np.ndarray], Any]
+    """``(core, actions [B], active [B] bool) -> token``, called before ``core.step``."""
+    after_step: Callable[[Any, Any], np.ndarray]
+    """``(core, token) -> [B, P, len(counters)]`` integer increments of this step."""
+    finals: tuple[str, ...] = ()
+    """names of the quantities read when a game ends."""
+    final: Callable[[Any], np.ndarray] | None = None
+    """``core -> [B, P, len(finals)]`` values as they stand."""
+    columns: tuple[StatColumn, ...] = ()
+    """how tables and JSON summarise the totals."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every total: the counters, then the finals."""
+        return self.counters + self.finals
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentInfo:
+    """A heuristic agent a game ships: ``factory`` (a callable, or ``"module:attribute"`` imported on
+    first use) is called as ``factory(seed=seed, **kwargs)``; ``positional`` names the arguments of a
+    spec string such as ``"risk_caller:0.6"``."""
+
+    factory: Callable[..., Any] | str
+    positional: tuple[str, ...] = ()
+    description: str = ""
+
+
+class Features(Protocol):
+    """A policy feature set: maps raw observations (and masks) to policy inputs."""
+
+    kind: str
+    input_size: int
+    """O, the raw observation width it reads."""
+    size: int
+    """width of the policy inputs it makes."""
+    needs_mask: bool
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
+        """``[B, size]`` float32 inputs of ``observation [B, O]`` (and ``action_mask [B, A]``)."""
+        ...
+
+
+class RawFeatures:
+    """The feature set every game has: the observation scaled into [0, 1] (``GameSpec.observation_scale``)."""
+
+    kind = "raw"
+    needs_mask = False
+
+    def __init__(self, spec: "GameSpec"):
+        self.scale = spec.observation_scale
+        self.input_size = self.size = spec.observation_size
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
+        return np.asarray(observation, np.float32) * self.scale
+
+
+# ------------------------------------------------------------------------------------------ the spec
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class GameSpec:
-    """One game variant as the wrappers see it.
+    """One game variant (game, player count, rules options) as every game-independent layer sees it.
 
     Attributes:
-      name: the versioned environment name, e.g. ``"keine_ahnung_v0"``.
-      num_players: seats per game.
-      num_actions: size of the discrete action space (A).
+      name: the versioned environment name, e.g. ``"keine_ahnung_v0"``; the registry key.
+      version: the environment's version (the ``N`` of ``_vN``); checkpoints record it.
+      num_players: seats per game; ``min_players`` .. ``max_players`` is the game's range.
+      num_actions: size of the discrete action space (A); ``action_names[a]`` names action a.
       observation_high: [O] float32 upper bound of every observation feature (lower bounds are 0).
-      make_core: ``(num_envs, seed) -> core``; game i of the core is reproducible from ``(seed, i)``.
-      action_name: readable name of an action id (for error messages).
+      observation_version: the observation encoding's version (checkpoints record it).
+      make_core: ``(num_envs, seed) -> BatchedCore``; game i is reproducible from ``(seed, i)``.
+      standings: ``core -> [B, P]`` numbers, higher is better; seats with the top number share the win.
       render: ``(core, game, reveal_all) -> str``, the table of one game as text; face-down cards
         hidden unless ``reveal_all``.
-      winners: ``core -> [B, P] bool``, the seats that share the win by the final standings
-        (read only for games that terminated).
-      rules: the variant's rules options (for reprs and checkpoints).
-      call_action: the action whose outcome the drivers count per episode (Keine Ahnung: the
-        "Nothing fits anymore!" call), or None.
-      trophies: ``core -> [B, P]`` trophies held, whose rise right after ``call_action`` counts as a
-        successful call; None when ``call_action`` is None.
+      observation_string: ``observation [O] -> str``, what a seat knows, readably.
+      rules: the variant's validated rules options (JSON-ready; for reprs and checkpoints).
+      episode_stats: the game's own per-episode statistics, or None.
+      feature_sets: policy feature sets by name: ``spec -> Features``; ``"raw"`` is always there.
+      privileged_size, privileged: the hidden inputs of an oracle critic: ``(core, seats [B]) ->
+        [B, privileged_size]`` float32 in [0, 1] (None: the game has none).
+      agents: the game's heuristic agents by name (the ``agents`` registry offers them).
+      title: a human name, e.g. ``"Keine Ahnung / No Idea"``.
 
     A spec is immutable: ``copy``/``deepcopy`` return it unchanged. It pickles as its name, player
-    count and rules and is rebuilt by ``keine_ahnung_env.<name>.game_spec(num_players, **rules)``
-    (every game module provides that function), so environments holding one can be pickled.
+    count and rules and is rebuilt through the game registry, so environments holding one pickle.
     """
 
     name: str
@@ -55,12 +240,25 @@ class GameSpec:
     num_actions: int
     observation_high: np.ndarray
     make_core: Callable[[int, int | None], Any]
-    action_name: Callable[[int], str]
+    action_names: tuple[str, ...]
+    standings: Callable[[Any], np.ndarray]
     render: Callable[[Any, int, bool], str]
-    winners: Callable[[Any], np.ndarray]
+    observation_string: Callable[[np.ndarray], str]
     rules: dict = dataclasses.field(default_factory=dict)
-    call_action: int | None = None
-    trophies: Callable[[Any], np.ndarray] | None = None
+    version: int = 0
+    min_players: int = 2
+    max_players: int = 2
+    observation_version: int = 1
+    episode_stats: EpisodeStats | None = None
+    feature_sets: Mapping[str, Callable[["GameSpec"], Any]] = dataclasses.field(default_factory=dict)
+    privileged_size: int = 0
+    privileged: Callable[[Any, np.ndarray], np.ndarray] | None = None
+    agents: Mapping[str, AgentInfo] = dataclasses.field(default_factory=dict)
+    title: str = ""
+
+    def __post_init__(self):
+        if len(self.action_names) != self.num_actions:
+            raise ValueError(f"{self.name}: {len(self.action_names)} action names for {self.num_actions} actions")
 
     def __copy__(self) -> "GameSpec":
         return self
@@ -72,6 +270,8 @@ class GameSpec:
         rules = {k: v for k, v in self.rules.items() if k != "num_players"}
         return rebuild_game_spec, (self.name, self.num_players, rules)
 
+    # ------------------------------------------------------------------ sizes and names
+
     @property
     def observation_size(self) -> int:
         """Length O of one observation vector."""
@@ -80,24 +280,71 @@ class GameSpec:
     @property
     def observation_scale(self) -> np.ndarray:
         """[O] float32 ``1 / high``: multiplies an observation into [0, 1]."""
-        return (1.0 / self.observation_high).astype(np.float32)
+        return (1.0 / np.maximum(self.observation_high, 1e-12)).astype(np.float32)
 
     @property
     def agent_names(self) -> list[str]:
         """``player_0 ... player_{P-1}``: seat p is ``player_p``."""
         return [f"player_{p}" for p in range(self.num_players)]
 
+    def action_name(self, action: int) -> str:
+        """The name of action id ``action`` (``"?"`` outside the action range)."""
+        a = int(action)
+        return self.action_names[a] if 0 <= a < self.num_actions else "?"
+
     def legal_names(self, mask: np.ndarray) -> str:
         """The legal actions of one [A] mask as ``"id (NAME), ..."`` for error messages."""
         return ", ".join(f"{a} ({self.action_name(a)})" for a in np.flatnonzero(mask).tolist())
 
+    # ------------------------------------------------------------------ results
+
+    def winners(self, core: Any) -> np.ndarray:
+        """[B, P] bool: the seats that share the win by the standings (read for finished games)."""
+        key = np.asarray(self.standings(core))
+        return key == key.max(axis=-1, keepdims=True)
+
+    def win_shares(self, core: Any) -> np.ndarray:
+        """[B, P] float: each seat's share of the win (1 / number of winners for a winner, else 0)."""
+        win = self.winners(core)
+        return win / win.sum(axis=-1, keepdims=True)
+
+    # ------------------------------------------------------------------ policies
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        """The policy feature sets of this game, ``"raw"`` first."""
+        return ("raw",) + tuple(k for k in self.feature_sets if k != "raw")
+
+    def features(self, kind: str):
+        """The feature set ``kind`` (see :class:`Features`); ValueError names the allowed ones."""
+        if kind == "raw" and "raw" not in self.feature_sets:
+            return RawFeatures(self)
+        if kind not in self.feature_sets:
+            raise ValueError(f"features={kind!r} for {self.name}; allowed: {', '.join(self.feature_names)}")
+        return self.feature_sets[kind](self)
+
+    def privileged_features(self, core: Any, seats: np.ndarray) -> np.ndarray:
+        """[B, privileged_size] float32 hidden inputs of an oracle critic for ``seats``."""
+        if self.privileged is None:
+            return np.zeros((core.num_envs, 0), np.float32)
+        return self.privileged(core, seats)
+
+    def check_observation(self, observation: np.ndarray) -> np.ndarray:
+        """``observation`` as ``[n, O]`` float32; ValueError if its width is not this variant's."""
+        obs = np.asarray(observation, np.float32)
+        if obs.ndim == 1:
+            obs = obs[None]
+        if obs.ndim != 2 or obs.shape[1] != self.observation_size:
+            raise ValueError(f"observation of shape {np.shape(observation)}; {self.name} with {self.num_players} "
+                             f"players needs [n, {self.observation_size}]")
+        return obs
+
 
 def rebuild_game_spec(name: str, num_players: int, rules: dict) -> GameSpec:
-    """The spec of game module ``keine_ahnung_env.<name>`` for these options (used by unpickling)."""
-    import importlib
+    """The spec of registered game ``name`` for these options (used by unpickling)."""
+    from .registry import game_spec
 
-    module = importlib.import_module(f"keine_ahnung_env.{name}")
-    return module.game_spec(num_players, **rules)
+    return game_spec(name, num_players, **rules)
 
 
 def check_render_mode(render_mode: str | None, allowed: Sequence[str] = RENDER_MODES) -> str | None:

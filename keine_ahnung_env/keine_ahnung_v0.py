@@ -139,157 +139,18 @@ learner action ends the episode with `illegal_reward`. Both default to `normaliz
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
-
-import numpy as np
-from gymnasium.utils import EzPickle
-
-from .aec import CoreAECEnv, wrap_aec
-from .game_spec import RENDER_MODES, GameSpec
-from .games.keine_ahnung.actions import NUM_ACTIONS, Action, Phase, action_name
+from .entry_points import gymnasium_solo_id, make_entry_points, pettingzoo_id, register_entry_points
+from .games.keine_ahnung.actions import NUM_ACTIONS, Action, Phase
 from .games.keine_ahnung.config import Rules
-from .games.keine_ahnung.core import KeineAhnungCore
-from .games.keine_ahnung.observation import ObservationLayout
-from .games.keine_ahnung.render import render_table
-from .games.keine_ahnung.scoring import winners as _winners
-from .solo import SoloEnv
-from .vector import VectorEnv
 
 __all__ = ["Action", "NUM_ACTIONS", "Phase", "Rules", "env", "game_spec", "raw_env", "sb3_vec_env", "solo_env",
            "vector_env"]
 
-
-def vector_env(num_envs: int, num_players: int = 4, seed: int | None = None, autoreset: bool = True,
-               **rules: Any) -> VectorEnv:
-    """``num_envs`` Keine Ahnung games stepped together; game i is reproducible from ``(seed, i)``."""
-    variant = Rules.make(num_players, **rules)
-    return VectorEnv(lambda n, s: KeineAhnungCore(n, variant, seed=s), num_envs, seed, autoreset)
-
-
-# ---------------------------------------------------------------- user-facing wrappers
-
 ENV_NAME = "keine_ahnung_v0"
-PETTINGZOO_ID = "keine_ahnung_env/keine_ahnung_v0"
+PETTINGZOO_ID = pettingzoo_id(ENV_NAME)
 """The id under which ``env`` is registered with PettingZoo (>= 1.27) on import."""
-GYMNASIUM_SOLO_ID = "keine_ahnung_env/keine_ahnung_solo-v0"
+GYMNASIUM_SOLO_ID = gymnasium_solo_id(ENV_NAME)
 """The id under which ``solo_env`` is registered with Gymnasium on import."""
 
-
-def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
-    """The variant as the generic wrappers (``aec``, ``solo``, ``sb3_vec``) see it; validates the options."""
-    variant = Rules.make(num_players, **rules)
-    tables = variant.tables()
-    layout = ObservationLayout.make(variant.num_players, tables.num_types)
-    return GameSpec(
-        name=ENV_NAME,
-        num_players=variant.num_players,
-        num_actions=NUM_ACTIONS,
-        observation_high=layout.high(tables).astype(np.float32),
-        make_core=lambda n, s: KeineAhnungCore(n, variant, seed=s),
-        action_name=action_name,
-        render=lambda core, b, reveal_all: render_table(core, b, reveal_all=reveal_all),
-        winners=lambda core: _winners(core.scores, core.holdings),
-        rules=variant.options(),
-        call_action=int(Action.CALL),
-        trophies=lambda core: core.trophy_count,
-    )
-
-
-class raw_env(CoreAECEnv, EzPickle):
-    """The PettingZoo AEC environment without wrappers: an illegal action raises ``ValueError``.
-
-    Args:
-      num_players: 2-5; agents are ``player_0 ... player_{num_players-1}`` (seat order).
-      render_mode: None, "ansi" (``render()`` returns text) or "human" (prints every move).
-      render_reveal_all: render face-down cards, the draw pile and trophy values (debugging).
-      normalize_obs: observations in [0, 1] instead of raw counts.
-      **rules: rules options of the engine (``Rules``: allow_keep, memory, reward, max_turns,
-        reshuffle_discards, deck).
-    """
-
-    metadata = {"render_modes": list(RENDER_MODES), "name": ENV_NAME, "is_parallelizable": False, "render_fps": 1}
-
-    def __init__(self, num_players: int = 4, render_mode: str | None = None, render_reveal_all: bool = False,
-                 normalize_obs: bool = False, **rules: Any):
-        EzPickle.__init__(self, num_players=num_players, render_mode=render_mode,
-                          render_reveal_all=render_reveal_all, normalize_obs=normalize_obs, **rules)
-        super().__init__(game_spec(num_players, **rules), render_mode=render_mode,
-                         render_reveal_all=render_reveal_all, normalize_obs=normalize_obs)
-
-
-def env(num_players: int = 4, render_mode: str | None = None, render_reveal_all: bool = False,
-        normalize_obs: bool = False, **rules: Any):
-    """The PettingZoo AEC environment, wrapped the PettingZoo way (see the module docstring).
-
-    An illegal move ends the game with reward -1 for the mover (0 for the others), an action outside
-    ``0..43`` fails an assertion, and calls out of order raise. Arguments as for :class:`raw_env`.
-    """
-    return wrap_aec(raw_env(num_players=num_players, render_mode=render_mode, render_reveal_all=render_reveal_all,
-                            normalize_obs=normalize_obs, **rules))
-
-
-def solo_env(opponents: Sequence[Any] | Callable[[np.random.Generator], Sequence[Any]], seat: int | str | None = None,
-             num_players: int = 4, normalize_obs: bool = True, illegal_reward: float | None = -1.0,
-             render_mode: str | None = None, render_reveal_all: bool = False, **rules: Any) -> SoloEnv:
-    """One learner seat against fixed opponents as a single-agent ``gymnasium.Env``.
-
-    Args:
-      opponents: ``num_players - 1`` agents with the batched ``act(observation, action_mask)``
-        (they receive ``[1, O]`` raw observations and ``[1, A]`` masks), or a callable
-        ``pool(rng)`` returning such a list for each game.
-      seat: None (a random seat each game, from the env's seeded RNG), "rotate" or a seat 0..P-1.
-      num_players: 2-5.
-      normalize_obs: observations in [0, 1] (default) instead of raw counts.
-      illegal_reward: reward of an illegal action, which ends the episode; None raises ValueError.
-      render_mode, render_reveal_all: as for :class:`raw_env`.
-      **rules: rules options of the engine.
-
-    ``reset(seed=s)`` makes the deal, the seat and every opponent with ``reseed()`` reproducible;
-    ``action_masks()`` gives the learner's legal actions for MaskablePPO.
-    """
-    return SoloEnv(game_spec(num_players, **rules), opponents, seat=seat, normalize_obs=normalize_obs,
-                   illegal_reward=illegal_reward, render_mode=render_mode, render_reveal_all=render_reveal_all)
-
-
-def sb3_vec_env(num_envs: int, opponents: Sequence[Any] | Callable[[np.random.Generator], Sequence[Any]],
-                num_players: int = 4, seat: int | str | None = "rotate", seed: int | None = None,
-                normalize_obs: bool = True, illegal_reward: float | None = -1.0, **rules: Any):
-    """``num_envs`` learner-vs-opponents games as a Stable-Baselines3 ``VecEnv`` on one batched core.
-
-    Args:
-      num_envs: number of games stepped together (a positive integer).
-      opponents: ``num_players - 1`` agents (the same line-up in every game), or a callable
-        ``pool(rng)`` drawing a line-up for every new episode of every game.
-      num_players: 2-5.
-      seat: "rotate" (game i's k-th episode at seat ``(i + k) % P``), "random" or a fixed seat.
-      seed: game i is dealt from ``(seed, i)``; seat RNG and re-seedable opponents follow it.
-      normalize_obs: observations in [0, 1] (default) instead of raw counts.
-      illegal_reward: reward of an illegal action, which ends that episode; None raises ValueError.
-      **rules: rules options of the engine.
-
-    Returns a ``keine_ahnung_env.sb3_vec.CoreVecEnv``: auto-reset with ``terminal_observation`` in
-    the infos, ``env_method("action_masks")`` for MaskablePPO; wrap it in ``VecMonitor`` for logging.
-    """
-    # Imported here: stable_baselines3 pulls in torch, which users of the other entry points may not need.
-    from .sb3_vec import CoreVecEnv
-
-    return CoreVecEnv(game_spec(num_players, **rules), num_envs, opponents, seat=seat, seed=seed,
-                      normalize_obs=normalize_obs, illegal_reward=illegal_reward)
-
-
-def _register() -> None:
-    """Makes ``env`` reachable through PettingZoo's registry and ``solo_env`` through Gymnasium's."""
-    try:
-        from pettingzoo import aec_registry, register
-    except ImportError:  # PettingZoo before 1.27 has no registry for third-party packages
-        pass
-    else:
-        if "keine_ahnung_env/keine_ahnung-v0" not in aec_registry:
-            register("aec", PETTINGZOO_ID, entry_point=f"{__name__}:env")
-    import gymnasium
-
-    if GYMNASIUM_SOLO_ID not in gymnasium.registry:
-        gymnasium.register(id=GYMNASIUM_SOLO_ID, entry_point=f"{__name__}:solo_env")
-
-
-_register()
+env, raw_env, solo_env, sb3_vec_env, vector_env, game_spec = make_entry_points(ENV_NAME, __name__)
+register_entry_points(ENV_NAME, __name__)

@@ -112,8 +112,9 @@ class LearnerGames:
         self.episodes = np.zeros(B, np.int64)  # episodes dealt so far in each game slot
         self.returns = np.zeros(B, np.float64)
         self.lengths = np.zeros(B, np.int64)
-        self.calls = np.zeros(B, np.int64)  # the learner's spec.call_action decisions this episode
-        self.call_successes = np.zeros(B, np.int64)
+        stats = spec.episode_stats
+        # The learner's own episode statistics (spec.episode_stats counters; Keine Ahnung: calls, successes).
+        self.stat_counts = np.zeros((B, len(stats.counters) if stats else 0), np.int64)
         self._arange = np.arange(B)
         if self._fixed is not None:
             for agent in self._fixed:
@@ -223,8 +224,7 @@ class LearnerGames:
             self.core.reset_games(g)
             self.returns[g] = 0.0
             self.lengths[g] = 0
-            self.calls[g] = 0
-            self.call_successes[g] = 0
+            self.stat_counts[g] = 0
             self.play_opponents()
             core = self.core
             g = g[core.terminated[g] | core.truncated[g]]
@@ -332,14 +332,11 @@ class LearnerGames:
                              f"legal there: {self.spec.legal_names(core.legal_mask[b])}")
         rewards = np.zeros(self.num_envs, np.float64)
         if legal.any():
-            counting = self.spec.call_action is not None
-            if counting:
-                calling = legal & (acts == self.spec.call_action)
-                before = self.spec.trophies(core)[ar, self.learner_seat].copy()
+            stats = self.spec.episode_stats
+            token = stats.before_step(core, acts, legal) if stats else None
             core.step(acts, active=legal)
-            if counting:
-                self.calls += calling
-                self.call_successes += calling & (self.spec.trophies(core)[ar, self.learner_seat] > before)
+            if stats:
+                self.stat_counts += stats.after_step(core, token)[ar, self.learner_seat]
             rewards += core.rewards[ar, self.learner_seat]
             rewards += self.play_opponents()
         if illegal.any():
@@ -364,18 +361,21 @@ class LearnerGames:
     def final_info(self, b: int, terminated: bool, illegal: bool) -> dict[str, Any]:
         """What an ended episode of game ``b`` reports: every seat's ``scores``, whether the learner
         is among the ``winner``s (False when truncated or ended by an illegal action), its seat,
-        ``illegal_action``, the ``opponents``' names and, for games with a ``call_action``, the
-        learner's ``calls``, ``call_successes`` and every seat's ``trophies``."""
+        ``illegal_action``, the ``opponents``' names and the
+        game's own statistics (``spec.episode_stats``): the learner's counters (Keine Ahnung: ``calls``,
+        ``call_successes``) and every seat's finals (Keine Ahnung: ``trophies``)."""
         core = self.core
         seat = int(self.learner_seat[b])
         win = bool(terminated and not illegal and self.spec.winners(core)[b, seat])
         opponents = [self._agent_name(int(j)) for j in self.lineup[b] if j >= 0]
         info = {"scores": [int(s) for s in core.scores[b]], "winner": win, "learner_seat": seat,
                 "illegal_action": bool(illegal), "opponents": opponents}
-        if self.spec.call_action is not None:
-            info["calls"] = int(self.calls[b])
-            info["call_successes"] = int(self.call_successes[b])
-            info["trophies"] = [int(t) for t in self.spec.trophies(core)[b]]
+        stats = self.spec.episode_stats
+        if stats:
+            info.update({name: int(self.stat_counts[b, k]) for k, name in enumerate(stats.counters)})
+            if stats.final is not None:
+                finals = stats.final(core)[b]  # [P, F]
+                info.update({name: [int(v) for v in finals[:, k]] for k, name in enumerate(stats.finals)})
         return info
 
     def _agent_name(self, j: int) -> str:

@@ -1,15 +1,11 @@
-"""The batched handle every game exposes: ``vector_env(num_envs, ...)`` over a game's core.
-
-A core is any object with the fields and methods of ``KeineAhnungCore`` used here: ``num_envs``,
-``num_players``, ``current``, ``legal_mask``, ``rewards``, ``terminated``, ``truncated``, ``scores``,
-``phase``, ``step(actions)``, ``reset_games(indices)``, ``seed(seed)`` and ``observe(seats)``.
-"""
+"""The batched handle every game exposes: ``vector_env(num_envs, ...)`` over a game's core (any
+:class:`~keine_ahnung_env.game_spec.BatchedCore`)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
 import numpy as np
+
+from .game_spec import GameSpec
 
 
 class StepResult:
@@ -57,10 +53,11 @@ class StepResult:
 class VectorEnv:
     """B games of one variant stepped together; see ``StepResult`` for what each call returns."""
 
-    def __init__(self, make_core: Callable[[int, Any], Any], num_envs: int, seed: int | None, autoreset: bool):
+    def __init__(self, spec: GameSpec, num_envs: int, seed: int | None, autoreset: bool):
         if not isinstance(autoreset, bool):
             raise ValueError(f"autoreset={autoreset!r}; allowed: True or False")
-        self.core = make_core(num_envs, seed)
+        self.spec = spec
+        self.core = spec.make_core(num_envs, seed)
         self.autoreset = autoreset
         self._first_seed = seed  # the first reset() deals the games this seed names
         self.num_envs = self.core.num_envs
@@ -69,7 +66,7 @@ class VectorEnv:
 
     @property
     def observation_size(self) -> int:
-        return self.core.obs_layout.size
+        return self.spec.observation_size
 
     def reset(self, seed: int | None = None) -> StepResult:
         """Deals new games in every slot; with a seed, game i is re-seeded from ``(seed, i)``."""

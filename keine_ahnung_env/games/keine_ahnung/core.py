@@ -232,12 +232,16 @@ class KeineAhnungCore:
 
     # ------------------------------------------------------------ seeding
 
-    def seed(self, seed: int | None, indices: Sequence[int] | None = None) -> None:
-        """Re-seeds games (all by default): game i's generator comes from ``(seed, i)``."""
+    def seed(self, seed: int | None, indices: Sequence[int] | None = None, game_ids: Sequence[int] | None = None) -> None:
+        """Re-seeds games (all by default): row ``indices[k]`` takes the generator of game ``game_ids[k]``
+        (default ``indices[k]``) of a batch seeded with ``seed``, i.e. ``(seed, game_ids[k])``."""
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError(f"seed={seed!r}; allowed: None or a non-negative integer")
         indices = range(self.num_envs) if indices is None else [int(i) for i in indices]
-        sequences = game_seed_sequences(seed, indices)
+        ids = indices if game_ids is None else [int(i) for i in game_ids]
+        if len(ids) != len(indices):
+            raise ValueError(f"game_ids has {len(ids)} entries for {len(indices)} rows; allowed: one per row")
+        sequences = game_seed_sequences(seed, ids)
         if not self.rngs:
             self.rngs = [np.random.Generator(np.random.PCG64(s)) for s in sequences]
         else:

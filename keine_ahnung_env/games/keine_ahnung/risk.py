@@ -35,6 +35,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ...stats import binomial_interval_contains, wilson_interval  # re-exported: risk.wilson_interval
 from .actions import ACTION_CALL, Phase
 from .config import CALL_MAX_CARDS, SLOTS, Rules
 from .deck import NO_FACE, NUM_COLOURS, NUM_FACES, NUM_NUMBERS, CardTables
@@ -401,51 +402,6 @@ def monte_carlo_call_success(core, game: int, playouts: int, rng: np.random.Gene
     return int(won.sum()), M
 
 
-def binomial_interval_contains(p: float | np.ndarray, successes: int | np.ndarray, trials: int | np.ndarray,
-                               alpha: float) -> np.ndarray:
-    """Whether ``p`` lies in the exact (Clopper-Pearson, two-sided) ``1 - alpha`` confidence interval
-    of ``successes`` out of ``trials``; equivalently, the exact two-tailed binomial test of ``p`` is
-    not rejected at level ``alpha`` (each tail at ``alpha / 2``). Vectorised over its arguments."""
-    p = np.atleast_1d(np.asarray(p, np.float64))
-    k = np.atleast_1d(np.asarray(successes, np.int64))
-    n = np.atleast_1d(np.asarray(trials, np.int64))
-    p, k, n = np.broadcast_arrays(p, k, n)
-    out = np.empty(p.shape, bool)
-    for i in np.ndindex(p.shape):
-        lower, upper = _binomial_tails(float(p[i]), int(k[i]), int(n[i]))
-        out[i] = lower > alpha / 2 and upper > alpha / 2
-    return out
-
-
-def _binomial_tails(p: float, k: int, n: int) -> tuple[float, float]:
-    """P(X <= k) and P(X >= k) for X ~ Binomial(n, p)."""
-    if p <= 0.0:
-        return 1.0, (1.0 if k == 0 else 0.0)
-    if p >= 1.0:
-        return (1.0 if k == n else 0.0), 1.0
-    from math import lgamma, log
-
-    x = np.arange(n + 1)
-    logpmf = (lgamma(n + 1) - np.array([lgamma(i + 1) + lgamma(n - i + 1) for i in x])
-              + x * log(p) + (n - x) * np.log1p(-p))
-    pmf = np.exp(logpmf)
-    return float(pmf[: k + 1].sum()), float(pmf[k:].sum())
-
-
-def wilson_interval(successes: np.ndarray | int, trials: np.ndarray | int, z: float = 1.959963984540054
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """The Wilson score interval of a binomial proportion (default 95%): ``(low, high)``; (nan, nan)
-    for zero trials."""
-    k = np.asarray(successes, np.float64)
-    n = np.asarray(trials, np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        phat = k / n
-        denom = 1 + z * z / n
-        centre = (phat + z * z / (2 * n)) / denom
-        half = z * np.sqrt(phat * (1 - phat) / n + z * z / (4 * n * n)) / denom
-    return centre - half, centre + half
-
-
 def collect_call_states(num_players: Sequence[int] = (2, 3, 4, 5), memories: Sequence[str] = ("perfect", "none"),
                         per_variant: int = 25, seed: int = 0, policy=None, num_envs: int = 64):
     """Plays games and yields ``(core, game_index)`` at states where the acting seat may call.
@@ -491,8 +447,7 @@ def engine_check(states: int, playouts: int, seed: int = 0, num_envs: int = 64) 
     import itertools
     import time
 
-    import agents
-
+    from .agents import GreedyAgent
     from .core import KeineAhnungCore
 
     rng = np.random.default_rng(seed)
@@ -503,7 +458,7 @@ def engine_check(states: int, playouts: int, seed: int = 0, num_envs: int = 64) 
     scratch: dict = {}
     start = time.time()
     for i, (P, memory, policy) in enumerate(variants):
-        agent = None if policy == "random" else agents.make(policy, seed=seed + i)
+        agent = None if policy == "random" else GreedyAgent(seed=seed + i)
         found = collect_call_states(num_players=(P,), memories=(memory,), per_variant=per_variant,
                                     seed=seed * 1000 + i, policy=agent, num_envs=num_envs)
         for core, b in itertools.islice(found, per_variant):

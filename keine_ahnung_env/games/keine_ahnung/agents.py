@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL, ACTION_KEEP, ACTION_PLACE_BASE, NUM_ACTIONS, Phase
-from keine_ahnung_env.games.keine_ahnung.config import SLOTS, Rules
-from keine_ahnung_env.games.keine_ahnung.deck import FUNCTION_REFILL, FUNCTION_REMOVE, NUM_FACES, CardTables, DeckSpec
-from keine_ahnung_env.games.keine_ahnung.risk import (
+from .actions import ACTION_CALL, ACTION_KEEP, ACTION_PLACE_BASE, NUM_ACTIONS, Phase
+from .config import SLOTS, Rules
+from .deck import FUNCTION_REFILL, FUNCTION_REMOVE, NUM_FACES, CardTables, DeckSpec
+from .risk import (
     SLOT_KNOWN, SLOT_UNKNOWN, TableView, all_good_probability, batch_call_success_probability, decode, face_fit_counts,
 )
 
-from .base import sample_masked
+from ...sampling import sample_masked
 
 __all__ = ["KeineAhnungAgent", "NeverCallAgent", "AlwaysCallAgent", "GreedyAgent", "RiskCallerAgent", "CounterAgent"]
 

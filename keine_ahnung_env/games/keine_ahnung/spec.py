@@ -1,0 +1,103 @@
+"""Keine Ahnung through the game door: the :class:`~keine_ahnung_env.game_spec.GameSpec` of a variant.
+
+Everything the game-independent layers know of Keine Ahnung comes from :func:`game_spec`: the engine
+(``core.py``), the results (``scoring.py``), the text views (``render.py``, ``observation.py``), the
+statistics its tournaments report (calls, successful calls, trophies), the policy feature sets
+(``features.py``), the oracle critic's hidden inputs (``privileged.py``) and the heuristic agents
+(``agents.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...game_spec import AgentInfo, EpisodeStats, GameSpec, StatColumn
+from .actions import ACTION_CALL, NUM_ACTIONS, action_name
+from .config import MAX_PLAYERS, MIN_PLAYERS, Rules
+from .core import KeineAhnungCore
+from .observation import OBSERVATION_VERSION, ObservationLayout, observation_string
+from .privileged import privileged_features, privileged_size
+from .render import render_table
+from .scoring import standings_key
+
+NAME = "keine_ahnung_v0"
+ACTION_NAMES = tuple(action_name(a) for a in range(NUM_ACTIONS))
+
+_AGENTS = "keine_ahnung_env.games.keine_ahnung.agents"
+AGENTS = {
+    "never_call": AgentInfo(f"{_AGENTS}:NeverCallAgent", description="reveals unknown cards, never calls"),
+    "always_call": AgentInfo(f"{_AGENTS}:AlwaysCallAgent", description="reveals unknown cards, calls whenever allowed"),
+    "greedy": AgentInfo(f"{_AGENTS}:GreedyAgent", description="plays known fitting cards, calls only when sure"),
+    "risk_caller": AgentInfo(f"{_AGENTS}:RiskCallerAgent", positional=("threshold",),
+                             description="greedy, calls when the success probability >= threshold"),
+    "counter": AgentInfo(f"{_AGENTS}:CounterAgent", description="the strongest heuristic (card counting, tuned calls)"),
+}
+"""The heuristic agents, offered by ``agents.make(name, game="keine_ahnung_v0")``."""
+
+
+def _calls_before(core, actions: np.ndarray, active: np.ndarray):
+    """Which games call now, by which seat, and that seat's trophies before the call."""
+    rows = np.flatnonzero(active & ~core.done & (np.asarray(actions) == ACTION_CALL))
+    seats = core.current[rows].astype(np.intp)
+    return rows, seats, core.trophy_count[rows, seats].copy()
+
+
+def _calls_after(core, token) -> np.ndarray:
+    """[B, P, 2] this step's calls and successful calls (a success: the caller's trophy count rose)."""
+    rows, seats, before = token
+    out = np.zeros((core.num_envs, core.num_players, 2), np.int64)
+    out[rows, seats, 0] = 1
+    out[rows, seats, 1] = core.trophy_count[rows, seats] > before
+    return out
+
+
+EPISODE_STATS = EpisodeStats(
+    counters=("calls", "call_successes"), before_step=_calls_before, after_step=_calls_after,
+    finals=("trophies",), final=lambda core: np.asarray(core.trophy_count, np.int64)[:, :, None],
+    columns=(StatColumn("mean_trophies", "troph", "trophies"),
+             StatColumn("calls_per_game", "calls/g", "calls"),
+             StatColumn("call_success_rate", "call ok%", "call_successes", "calls", percent=True)))
+"""Calls of "Nothing fits anymore!", the calls that won a trophy, and trophies held at the end."""
+
+
+def _feature_sets() -> dict:
+    def maker(kind: str):
+        def make(spec: GameSpec):
+            from .features import KeineAhnungFeatures  # imports the agents: only when a policy needs them
+
+            return KeineAhnungFeatures(kind, spec.num_players, spec.rules)
+
+        return make
+
+    return {kind: maker(kind) for kind in ("raw", "hints", "advice")}
+
+
+def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
+    """The variant as every game-independent layer sees it; validates the options (``Rules``)."""
+    variant = Rules.make(num_players, **rules)
+    tables = variant.tables()
+    layout = ObservationLayout.make(variant.num_players, tables.num_types)
+    return GameSpec(
+        name=NAME,
+        title="Keine Ahnung / No Idea",
+        version=0,
+        num_players=variant.num_players,
+        min_players=MIN_PLAYERS,
+        max_players=MAX_PLAYERS,
+        num_actions=NUM_ACTIONS,
+        action_names=ACTION_NAMES,
+        observation_high=layout.high(tables).astype(np.float32),
+        observation_version=OBSERVATION_VERSION,
+        make_core=lambda n, s: KeineAhnungCore(n, variant, seed=s),
+        standings=lambda core: standings_key(core.scores, core.holdings),
+        render=lambda core, b, reveal_all: render_table(core, b, reveal_all=reveal_all),
+        observation_string=lambda obs: observation_string(np.asarray(obs, np.float32), layout, tables),
+        rules=variant.options(),
+        episode_stats=EPISODE_STATS,
+        feature_sets=_feature_sets(),
+        privileged_size=privileged_size(variant.num_players),
+        privileged=privileged_features,
+        agents=AGENTS,
+    )
