@@ -3,7 +3,7 @@
 :class:`OracleCriticPolicy` is MaskablePPO's actor-critic with an asymmetric split of its input
 ``[public (P) | privileged (K)]``: the actor (the policy that plays) reads only the first ``P``
 columns, the public policy inputs of ``agents/features.py``; the value network reads all ``P + K``,
-where training appends hidden state that no seat can see (``training/oracle.py``). The critic exists
+where training appends hidden state that no seat can see (``GameSpec.privileged``, e.g. ``games/keine_ahnung/privileged.py``). The critic exists
 only to score the actor's decisions during training, so it may know the future draws: its value
 estimates then carry much less of the game's luck, and the advantages PPO learns from are less noisy
 ("asymmetric actor-critic", as in perfect-information critics for card games). A trained agent plays

@@ -1,6 +1,6 @@
 """How flat is the strategy landscape around ``counter``? One changed parameter against three defaults.
 
-Each variant of :class:`agents.keine_ahnung.CounterAgent` plays seat-rotated 4-player games against
+Each variant of :class:`keine_ahnung_env.games.keine_ahnung.agents.CounterAgent` plays seat-rotated 4-player games against
 three default ``counter`` s (common deals); its win share and 95% Wilson interval are printed. A
 variant that beat the fair 25% clearly would show a weakness of the default that a learner could
 exploit as well.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from agents.keine_ahnung import CounterAgent
+from keine_ahnung_env.games.keine_ahnung.agents import CounterAgent
 from training.tournament import play_tournament
 
 VARIANTS = {

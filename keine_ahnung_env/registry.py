@@ -91,7 +91,7 @@ def check_players(entry: GameEntry, num_players: Any) -> int:
 
         if isinstance(num_players, np.integer) and int(num_players) in entry.players:
             return int(num_players)
-        raise ValueError(f"players={num_players!r} for {entry.name}; allowed: integers "
+        raise ValueError(f"num_players={num_players!r} for {entry.name}; allowed: integers "
                          f"{entry.min_players}-{entry.max_players}")
     return num_players
 
