@@ -34,7 +34,8 @@ from typing import Any, Callable
 
 from .base import Agent, RandomAgent, sample_masked
 
-__all__ = ["Agent", "RandomAgent", "sample_masked", "make", "available", "describe", "parse_spec", "register"]
+__all__ = ["Agent", "RandomAgent", "sample_masked", "make", "available", "describe", "parse_spec", "register",
+           "unregister"]
 
 DEFAULT_GAME = "keine_ahnung_v0"
 
@@ -51,7 +52,13 @@ class _Entry:
         if callable(self.factory):
             return self.factory
         module, attribute = self.factory.split(":")
-        mod = importlib.import_module(module)
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name and (exc.name == module or module.startswith(exc.name + ".")):
+                raise ValueError(f"agent factory {self.factory!r} cannot be built: module {module!r} does not exist") \
+                    from exc
+            raise
         for candidate in attribute.split("|"):
             if hasattr(mod, candidate):
                 return getattr(mod, candidate)
@@ -74,6 +81,11 @@ def register(name: str, factory: Callable[..., Any] | str, game: str | None = DE
     else:
         _game_entry(game)
         _ADDED.setdefault(game, {})[name] = entry
+
+
+def unregister(name: str, game: str | None = DEFAULT_GAME) -> None:
+    """Removes an agent added with :func:`register` (a game's own agents stay)."""
+    (_COMMON if game is None else _ADDED.get(game, {})).pop(name, None)
 
 
 def _game_entry(game: str):

@@ -1,109 +1,37 @@
-"""What a learning policy reads: the observation scaled into [0, 1], optionally with derived hints.
+"""What a learning policy reads: a game's policy feature set, applied to raw observations.
 
-The environment's observation stays the pure, public table (``observation.py``). A policy may add
-features computed from that observation alone, so it learns faster without seeing more:
+The environment's observation stays the pure, public table. A game offers policy feature sets computed
+from that observation alone (``GameSpec.feature_sets``; every game has ``"raw"``, the observation scaled
+into [0, 1]; Keine Ahnung adds ``"hints"`` and ``"advice"``, documented in
+``keine_ahnung_env/games/keine_ahnung/features.py``), so a policy may learn faster without seeing more.
+A feature set (``keine_ahnung_env.game_spec.Features``) has ``kind``, ``input_size`` (the raw width O),
+``size`` (its output width), ``needs_mask`` and ``num_actions`` (the width of a mask-derived block, 0
+without one), and maps ``(observation [B, O], action_mask [B, A] or None)`` to ``[B, size]`` float32.
 
-| feature set | width  | content                                                                |
-|-------------|--------|------------------------------------------------------------------------|
-| "raw"       | O      | the observation times ``ObservationLayout.scale`` (counts / their maxima) |
-| "hints"     | O + 15 | raw, then: exact call success probability (risk model), chance that an |
-|             |        | unknown card fits / is a prize, own known cards that fit now (6) and   |
-|             |        | own known cards that do not (6)                                        |
-| "advice"    | O + 15 | hints, then the ``counter`` heuristic's choice for this decision as a  |
-|             | + A    | one-hot over the A actions (every legal unknown card when it reveals   |
-|             |        | one: those are alike). Residual learning: the policy starts from the   |
-|             |        | strongest heuristic's move and learns where to differ. Needs the mask. |
-
-Training records the set in the checkpoint sidecar; :class:`agents.ppo.PPOAgent` applies the same.
+Training records the set's name in the checkpoint sidecar; :class:`agents.ppo.PPOAgent` applies the same.
+This module holds what is the same for every game: looking a set up by game, and the SB3 wrappers.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-FEATURE_SETS = ("raw", "hints", "advice")
-HINT_WIDTH = 15
+from . import DEFAULT_GAME
 
 
-class ObservationFeatures:
-    """Maps raw observations ``[B, O]`` (and, for "advice", the legal masks ``[B, A]``) to policy
-    inputs ``[B, size]`` (float32)."""
+def ObservationFeatures(kind: str, num_players: int, rules: dict | None = None, game: str = DEFAULT_GAME) -> Any:
+    """The policy feature set ``kind`` of ``game`` with ``num_players`` seats and these rules options.
 
-    def __init__(self, kind: str, num_players: int, rules: dict | None = None):
-        from keine_ahnung_env.games.keine_ahnung.config import Rules
-        from keine_ahnung_env.games.keine_ahnung.observation import ObservationLayout
+    The name is kept from when this was a Keine Ahnung class; it returns
+    ``registry.game_spec(game, num_players, **rules).features(kind)``. A ``num_players`` entry inside
+    ``rules`` (as checkpoint sidecars record them) is ignored. ValueError for an unknown game, an invalid
+    variant or a feature set the game does not offer (naming the allowed ones)."""
+    from keine_ahnung_env import registry
 
-        if kind not in FEATURE_SETS:
-            raise ValueError(f"features={kind!r}; allowed: {', '.join(FEATURE_SETS)}")
-        options = {k: v for k, v in (rules or {}).items() if k != "num_players"}
-        self.kind = kind
-        self.tables = Rules.make(num_players, **options).tables()
-        self.layout = ObservationLayout.make(num_players, self.tables.num_types)
-        self.scale = self.layout.scale(self.tables)
-        self.input_size = self.layout.size
-        self.size = self.input_size + (HINT_WIDTH if kind != "raw" else 0)
-        self._adviser = None
-        self.num_actions = 0
-        """Width of the advice block (the action count; 0 without advice)."""
-        if kind == "advice":
-            from keine_ahnung_env.games.keine_ahnung.actions import NUM_ACTIONS
-
-            from .keine_ahnung import CounterAgent
-
-            self._adviser = CounterAgent(seed=0, deck=options.get("deck"), num_players=num_players)
-            self.num_actions = NUM_ACTIONS
-            self.size += NUM_ACTIONS
-
-    @property
-    def needs_mask(self) -> bool:
-        """Whether ``__call__`` needs the legal-action mask (the "advice" set)."""
-        return self._adviser is not None
-
-    def __call__(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
-        """Policy inputs of the observations ``[B, O]``; ``action_mask [B, A]`` is required for the
-        "advice" set (rows without a legal action, e.g. finished games, get no advice)."""
-        obs = np.asarray(observation, np.float32)
-        scaled = obs * self.scale
-        if self.kind == "raw":
-            return scaled
-        from keine_ahnung_env.games.keine_ahnung import risk
-
-        view = risk.decode(obs, self.tables)
-        success = risk.batch_call_success_probability(obs, self.tables, view=view)
-        fit, prize = risk.unknown_fit_probability(obs, self.tables, view=view)
-        known = view.slot_state[:, 0] == risk.SLOT_KNOWN
-        fits_now = risk.face_fit_counts(view.tops, self.tables)
-        own_fits = np.take_along_axis(fits_now, view.slot_face[:, 0], axis=1) > 0  # [B, 37]: face 36 fits nothing
-        hints = np.concatenate([np.stack([success, fit, prize], axis=1), known & own_fits, known & ~own_fits],
-                               axis=1)
-        out = [scaled, np.nan_to_num(hints, nan=0.0).astype(np.float32)]
-        if self._adviser is not None:
-            out.append(self._advice(obs, action_mask, view))
-        return np.concatenate(out, axis=1)
-
-    def _advice(self, obs: np.ndarray, action_mask: np.ndarray | None, view) -> np.ndarray:
-        """[B, A] one-hot of the counter heuristic's move (all legal unknown cards for a reveal of one)."""
-        from keine_ahnung_env.games.keine_ahnung import risk
-        from keine_ahnung_env.games.keine_ahnung.config import SLOTS
-
-        if action_mask is None:
-            raise ValueError('features="advice" needs the legal-action mask: call features(observation, action_mask)')
-        mask = np.asarray(action_mask, bool)
-        if mask.shape != (obs.shape[0], self.num_actions):
-            raise ValueError(f"action_mask must be [{obs.shape[0]}, {self.num_actions}]; got {mask.shape}")
-        advice = np.zeros(mask.shape, np.float32)
-        rows = np.flatnonzero(mask.any(1))
-        if rows.size == 0:
-            return advice
-        # A fixed seed per call: the advice is a function of the inputs (ties broken the same way).
-        self._adviser.reseed(0)
-        chosen = self._adviser.act(obs[rows], mask[rows])
-        advice[rows, chosen] = 1.0
-        unknown = view.slot_state[rows, 0] == risk.SLOT_UNKNOWN  # [R, 6]
-        reveals_unknown = (chosen < SLOTS) & unknown[np.arange(rows.size), np.minimum(chosen, SLOTS - 1)]
-        r = np.flatnonzero(reveals_unknown)
-        advice[rows[r], :SLOTS] = (unknown[r] & mask[rows[r], :SLOTS]).astype(np.float32)
-        return advice
+    options = {k: v for k, v in (rules or {}).items() if k != "num_players"}
+    return registry.game_spec(game, num_players, **options).features(kind)
 
 
 def pad_privileged(inputs: np.ndarray, width: int) -> np.ndarray:
@@ -114,8 +42,9 @@ def pad_privileged(inputs: np.ndarray, width: int) -> np.ndarray:
     return np.concatenate([inputs, np.zeros((inputs.shape[0], width), np.float32)], axis=1)
 
 
-def feature_vec_env(venv, features: ObservationFeatures, privileged=None, privileged_width: int = 0):
-    """Wraps an SB3 VecEnv that yields raw observations so that it yields ``features(obs)``.
+def feature_vec_env(venv, features, privileged=None, privileged_width: int = 0):
+    """Wraps an SB3 VecEnv that yields raw observations so that it yields ``features(obs)`` (a game's
+    feature set, see the module docstring; it gets the legal masks when ``features.needs_mask``).
 
     ``privileged`` (training only; ``training/oracle.py``): a callable ``venv -> [B, privileged_width]``
     of hidden state appended after the features for an asymmetric critic. Terminal observations get
@@ -131,12 +60,12 @@ def feature_vec_env(venv, features: ObservationFeatures, privileged=None, privil
         return x if privileged is None else np.concatenate([x, privileged(venv)], axis=1)
 
     def terminal(obs):
-        # The game is over: no legal action, so no advice.
+        # The game is over: no legal action, so a mask-derived block (e.g. advice) stays empty.
         no_moves = np.zeros((1, features.num_actions), bool) if features.needs_mask else None
         return pad_privileged(features(obs[None], no_moves), hidden)[0]
 
     class FeatureVecEnv(VecEnvWrapper):
-        """Applies :class:`ObservationFeatures` to observations and terminal observations."""
+        """Applies the feature set to observations and terminal observations."""
 
         def __init__(self):
             space = spaces.Box(0.0, 1.0, (width,), np.float32)

@@ -4,8 +4,8 @@ A checkpoint is two files side by side:
 
 * ``NAME.zip`` - the Stable-Baselines3 archive written by ``model.save`` (policy weights in
   ``policy.pth``, optimizer state, and a ``data`` entry of cloudpickled Python objects);
-* ``NAME.json`` - the sidecar: game, player count, rules options, observation version and size,
-  action count, the policy's feature set (``agents/features.py``), its architecture, its critic
+* ``NAME.json`` - the sidecar: game and its spec version, player count, rules options, observation
+  version and size, action count, the policy's feature set (``agents/features.py``), its architecture, its critic
   (``public``, or ``oracle`` with the width of the hidden-state columns its value network read in
   training: ``agents/policies.py``; the agent feeds zeros there, which the actor never reads) and
   the archive's SHA-256.
@@ -14,10 +14,15 @@ Trust model: ``MaskablePPO.load`` unpickles the archive's ``data`` entry, which 
 code, so it is only for archives you made yourself. :func:`load_policy` never does that: it reads the
 JSON sidecar, checks the archive against the recorded hash, rebuilds the policy from the sidecar's
 architecture and loads ``policy.pth`` with ``torch.load(weights_only=True)``, which accepts tensors
-only (a pickle that would build any other object is refused, not run). A checkpoint made for another
-game or observation version, a sidecar with a malformed field or an observation size that does not
-match its own player count and rules, and (when the caller names them) another player count or rules
-are refused with a clear error before any weights are read.
+only (a pickle that would build any other object is refused, not run). :func:`load_training_state`
+(``training.train --resume``) reads the optimizer state the same way and only plain JSON numbers from
+the ``data`` entry, so resuming never unpickles anything either.
+
+Every check goes through the game registry (``keine_ahnung_env.registry``): a checkpoint made for
+another game, another version of its game or another observation version, a sidecar with a malformed
+field or an observation size that does not match its own player count and rules, and (when the caller
+names them) another player count or rules are refused with a clear error before any weights are read.
+Sidecars written before ``game_version`` existed count as version 0.
 
 The sidecar is trusted metadata, not code: a forged sidecar (with a matching hash) can at worst make
 the loader refuse the checkpoint or load weights into the architecture it describes. Whoever can
@@ -37,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from .features import FEATURE_SETS, ObservationFeatures, pad_privileged
+from .features import ObservationFeatures, pad_privileged
 
 CHECKPOINT_FORMAT = "keine_ahnung_env.ppo/1"
 ACTIVATIONS = ("tanh", "relu")
@@ -62,6 +67,8 @@ class CheckpointInfo:
     privileged_size: int = 0
     sha256: str = ""
     format: str = CHECKPOINT_FORMAT
+    game_version: int = 0
+    """``GameSpec.version`` of the game the policy was trained on (absent in old sidecars: 0)."""
 
     def to_json(self) -> str:
         data = dataclasses.asdict(self)
@@ -77,7 +84,7 @@ class CheckpointInfo:
         if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
             raise ValueError(f"checkpoint sidecar {where} is not a {CHECKPOINT_FORMAT} sidecar")
         fields = {f.name for f in dataclasses.fields(cls)}
-        missing = fields - set(data) - {"timesteps", "sha256", "format", "critic", "privileged_size"}
+        missing = fields - set(data) - {"timesteps", "sha256", "format", "critic", "privileged_size", "game_version"}
         if missing:
             raise ValueError(f"checkpoint sidecar {where} lacks {sorted(missing)}")
         try:
@@ -88,8 +95,6 @@ class CheckpointInfo:
         problems = _field_problems(info)
         if problems:
             raise ValueError(f"checkpoint sidecar {where}: " + "; ".join(problems))
-        if info.features not in FEATURE_SETS:
-            raise ValueError(f"checkpoint sidecar {where}: features {info.features!r}; allowed: {FEATURE_SETS}")
         if info.activation not in ACTIVATIONS:
             raise ValueError(f"checkpoint sidecar {where}: activation {info.activation!r}; allowed: {ACTIVATIONS}")
         if info.critic not in CRITICS or (info.critic == "oracle") != (info.privileged_size > 0):
@@ -102,7 +107,7 @@ def _field_problems(info: CheckpointInfo) -> list[str]:
     """What is wrong with the types and ranges of a sidecar's fields (empty when nothing)."""
     problems = []
     for name, low in (("num_players", 1), ("observation_version", 1), ("observation_size", 1), ("num_actions", 1),
-                      ("timesteps", 0), ("privileged_size", 0)):
+                      ("timesteps", 0), ("privileged_size", 0), ("game_version", 0)):
         value = getattr(info, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             problems.append(f"{name}={value!r}; allowed: an integer >= {low}")
@@ -181,17 +186,20 @@ def read_info(path: str | Path) -> CheckpointInfo:
 
 def check_compatible(info: CheckpointInfo, game: str, num_players: int, rules: dict | None = None,
                      where: str = "checkpoint") -> None:
-    """Refuses a policy for another game, player count, rules or observation encoding."""
-    from keine_ahnung_env.games.keine_ahnung.config import Rules
+    """Refuses a policy for another game, game version, player count, rules or observation encoding.
 
+    Rules options are compared as the game's spec validates them, except those the game declares
+    ``policy_neutral_rules`` (they change neither what a seat sees nor what it may do)."""
     check_game(info, game, where)
     if info.num_players != num_players:
         raise ValueError(f"{where} was trained for {info.num_players} players, not {num_players}")
     if rules is not None:
-        wanted = Rules.make(num_players, **rules).options()
-        recorded = dict(info.rules)
-        # Reward and max_turns do not change what a policy sees or may do.
-        for key in ("reward", "max_turns"):
+        from keine_ahnung_env import registry
+
+        options = {k: v for k, v in rules.items() if k != "num_players"}
+        spec = registry.game_spec(game, num_players, **options)
+        wanted, recorded = dict(spec.rules), dict(info.rules)
+        for key in spec.policy_neutral_rules:
             wanted.pop(key, None)
             recorded.pop(key, None)
         diff = sorted(k for k in set(wanted) | set(recorded) if wanted.get(k) != recorded.get(k))
@@ -200,20 +208,36 @@ def check_compatible(info: CheckpointInfo, game: str, num_players: int, rules: d
                              f"(trained: { {k: recorded.get(k) for k in diff} }, now: { {k: wanted.get(k) for k in diff} })")
 
 
-def check_game(info: CheckpointInfo, game: str = "keine_ahnung_v0", where: str = "checkpoint") -> None:
-    """Refuses a policy for another game or observation encoding, or whose recorded observation size
-    does not match its own player count and rules (a sidecar that lies)."""
-    from keine_ahnung_env.games.keine_ahnung.observation import OBSERVATION_VERSION
+def check_game(info: CheckpointInfo, game: str | None = None, where: str = "checkpoint") -> None:
+    """Refuses a policy for another ``game`` (None: whichever registered game the sidecar names), for
+    another version of its game or observation encoding, for a feature set or action count its game
+    does not have, or whose recorded observation size does not match its own player count and rules
+    (a sidecar that lies). Everything is read from the game's spec in the registry."""
+    from keine_ahnung_env import registry
 
-    if info.game != game:
+    if game is not None and info.game != game:
         raise ValueError(f"{where} was trained for {info.game!r}, not {game!r}")
-    if info.observation_version != OBSERVATION_VERSION:
-        raise ValueError(f"{where} uses observation version {info.observation_version}; "
-                         f"this library encodes version {OBSERVATION_VERSION}")
+    if info.game not in registry.games():
+        raise ValueError(f"{where} was trained for {info.game!r}, which is not a registered game; "
+                         f"registered games: {', '.join(registry.games())}")
     try:
-        size = ObservationFeatures(info.features, info.num_players, info.rules).input_size
-    except ValueError as exc:
+        spec = registry.game_spec(info.game, info.num_players,
+                                  **{k: v for k, v in info.rules.items() if k != "num_players"})
+    except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: the sidecar's player count or rules are not a valid variant: {exc}") from None
+    if info.game_version != spec.version:
+        raise ValueError(f"{where} was trained for version {info.game_version} of {info.game}; this library "
+                         f"has version {spec.version}")
+    if info.observation_version != spec.observation_version:
+        raise ValueError(f"{where} uses observation version {info.observation_version}; "
+                         f"this library encodes version {spec.observation_version}")
+    if info.num_actions != spec.num_actions:
+        raise ValueError(f"{where}: the sidecar's num_actions {info.num_actions} is not {info.game}'s "
+                         f"{spec.num_actions}")
+    try:
+        size = spec.features(info.features).input_size
+    except ValueError as exc:
+        raise ValueError(f"{where}: the sidecar's feature set is not one of {info.game}'s: {exc}") from None
     if info.observation_size != size:
         raise ValueError(f"{where}: the sidecar's observation_size {info.observation_size} does not match its "
                          f"{info.num_players} players and rules (observation size {size})")
@@ -225,7 +249,7 @@ def build_policy(info: CheckpointInfo):
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    width = ObservationFeatures(info.features, info.num_players, info.rules).size
+    width = ObservationFeatures(info.features, info.num_players, info.rules, game=info.game).size
     obs_space = spaces.Box(0.0, 1.0, (width + info.privileged_size,), np.float32)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[info.activation]
     if info.critic == "oracle":
@@ -237,11 +261,17 @@ def build_policy(info: CheckpointInfo):
                                      net_arch=list(info.net_arch), activation_fn=activation)
 
 
-def load_policy(path: str | Path, game: str = "keine_ahnung_v0"):
-    """Loads the policy of a checkpoint safely (weights only; see the module docstring); refuses a
-    checkpoint of another ``game`` (see :func:`check_game`)."""
-    import torch
+OPTIMIZER_ENTRY = "policy.optimizer.pth"
+"""The archive entry with the Adam state SB3 saves beside the weights (absent in play-only exports)."""
+RESUMED_COUNTERS = ("seed", "_n_updates", "_episode_num")
+"""SB3 bookkeeping that ``--resume`` takes from the archive's ``data`` entry, as plain JSON integers:
+the seed the model was created with (SB3's own ``load`` re-seeded torch, the games and the opponents
+from it, so resumed runs stay reproducible) and the update and episode counts of its logs."""
 
+
+def _verified_archive(path: str | Path, game: str | None) -> tuple[Path, CheckpointInfo]:
+    """The zip path and sidecar of a checkpoint whose sidecar passes :func:`check_game` and whose
+    archive matches the recorded SHA-256; ValueError otherwise."""
     zip_path = archive_path(path)
     info = read_info(zip_path)
     check_game(info, game, where=f"checkpoint {zip_path}")
@@ -249,21 +279,37 @@ def load_policy(path: str | Path, game: str = "keine_ahnung_v0"):
         raise ValueError(f"checkpoint {zip_path} does not exist")
     if info.sha256 and file_sha256(zip_path) != info.sha256:
         raise ValueError(f"checkpoint {zip_path} does not match the SHA-256 in its sidecar (changed or corrupted)")
+    return zip_path, info
+
+
+def _read_tensors(zip_path: Path, entry: str) -> dict:
+    """Archive entry ``entry`` read with ``torch.load(weights_only=True)``: tensors and plain containers
+    only; a pickle that would build anything else is refused, not run (ValueError)."""
+    import torch
+
     try:
         with zipfile.ZipFile(zip_path) as archive:
-            raw = archive.read("policy.pth")
+            raw = archive.read(entry)
         state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
         # weights_only refuses any global but tensors and plain containers: nothing ran.
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
         reason = next((line for line in lines if "Unsupported" in line), lines[0] if lines else "")
-        raise ValueError(f"checkpoint {zip_path} is unreadable: policy.pth holds more than weights (refused, "
+        raise ValueError(f"checkpoint {zip_path} is unreadable: {entry} holds more than weights (refused, "
                          f"not run): {reason[:300]}") from None
     except Exception as exc:  # zipfile, zlib, torch's reader: any failure means a damaged archive
         raise ValueError(f"checkpoint {zip_path} is unreadable: {type(exc).__name__}: {exc}") from None
     if not isinstance(state, dict):
-        raise ValueError(f"checkpoint {zip_path} is unreadable: policy.pth holds a {type(state).__name__}, "
-                         "not a state dict of weights")
+        raise ValueError(f"checkpoint {zip_path} is unreadable: {entry} holds a {type(state).__name__}, "
+                         "not a state dict")
+    return state
+
+
+def load_policy(path: str | Path, game: str | None = None):
+    """Loads the policy of a checkpoint safely (weights only; see the module docstring); refuses a
+    checkpoint of another ``game`` (None: the registered game its sidecar names; see :func:`check_game`)."""
+    zip_path, info = _verified_archive(path, game)
+    state = _read_tensors(zip_path, "policy.pth")
     policy = build_policy(info)
     try:
         policy.load_state_dict(state, strict=True)
@@ -271,6 +317,78 @@ def load_policy(path: str | Path, game: str = "keine_ahnung_v0"):
         raise ValueError(f"checkpoint {zip_path}: weights do not fit the recorded architecture: {exc}") from None
     policy.set_training_mode(False)
     return policy, info
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainingState:
+    """What ``training.train --resume`` restores from a checkpoint (see :func:`load_training_state`)."""
+
+    info: CheckpointInfo
+    policy: dict
+    """the policy's state dict (``policy.pth``)."""
+    optimizer: dict | None
+    """the optimizer's state dict (``policy.optimizer.pth``), None when the archive has none."""
+    counters: dict
+    """the :data:`RESUMED_COUNTERS` the ``data`` entry holds as plain integers."""
+
+
+def load_training_state(path: str | Path, game: str | None = None) -> TrainingState:
+    """Reads what resuming a training run needs without unpickling anything from the archive.
+
+    SB3's ``MaskablePPO.load`` would unpickle the ``data`` entry (code runs); here the sidecar is
+    checked as for :func:`load_policy`, the weights and the optimizer state are read with
+    ``torch.load(weights_only=True)`` and ``data`` is parsed as JSON, of which only the
+    :data:`RESUMED_COUNTERS` are taken where they are plain integers (serialized objects are never
+    decoded). The caller rebuilds the model from the sidecar and its own hyper-parameters and puts
+    the state in with :func:`restore_training_state`. ValueError for a play-only export, a foreign,
+    changed or damaged checkpoint."""
+    zip_path, info = _verified_archive(path, game)
+    if is_play_only(zip_path):
+        raise ValueError(f"checkpoint {zip_path} is a play-only export (weights without optimizer state or "
+                         "training data); resume from the training run's own checkpoint")
+    policy = _read_tensors(zip_path, "policy.pth")
+    with zipfile.ZipFile(zip_path) as archive:
+        has_optimizer = OPTIMIZER_ENTRY in archive.namelist()
+        raw = archive.read("data")
+    optimizer = _read_tensors(zip_path, OPTIMIZER_ENTRY) if has_optimizer else None
+    try:
+        data = json.loads(raw)
+    except ValueError:  # also UnicodeDecodeError
+        data = None
+    if not isinstance(data, dict):
+        raise ValueError(f"checkpoint {zip_path} is unreadable: its data entry is not Stable-Baselines3's JSON")
+    counters = {name: data[name] for name in RESUMED_COUNTERS
+                if isinstance(data.get(name), int) and not isinstance(data[name], bool) and data[name] >= 0}
+    return TrainingState(info, policy, optimizer, counters)
+
+
+def restore_training_state(model, state: TrainingState, where: str = "checkpoint") -> None:
+    """Puts the weights, optimizer state and counts of ``state`` into ``model``, a MaskablePPO built
+    with the sidecar's architecture; the step count comes from the sidecar. ValueError when the
+    weights or the optimizer state do not fit that architecture."""
+    import torch
+
+    try:
+        model.policy.load_state_dict(state.policy, strict=True)
+    except (RuntimeError, TypeError, AttributeError) as exc:
+        raise ValueError(f"{where}: weights do not fit the recorded architecture: {exc}") from None
+    if state.optimizer is not None:
+        optimizer = model.policy.optimizer
+        try:
+            optimizer.load_state_dict(state.optimizer)
+            # load_state_dict checks the parameter counts only; a moment of another shape would fail
+            # (or worse, broadcast) in the first update.
+            for group in optimizer.param_groups:
+                for parameter in group["params"]:
+                    for value in optimizer.state.get(parameter, {}).values():
+                        if isinstance(value, torch.Tensor) and value.ndim and value.shape != parameter.shape:
+                            raise ValueError(f"a state of shape {tuple(value.shape)} for a parameter of shape "
+                                             f"{tuple(parameter.shape)}")
+        except (ValueError, KeyError, TypeError, RuntimeError) as exc:
+            raise ValueError(f"{where}: optimizer state does not fit the recorded architecture: {exc}") from None
+    model.num_timesteps = state.info.timesteps
+    model._n_updates = state.counters.get("_n_updates", 0)
+    model._episode_num = state.counters.get("_episode_num", 0)
 
 
 class PPOAgent:
@@ -288,7 +406,7 @@ class PPOAgent:
         self.info = info
         self.deterministic = deterministic
         self.name = name
-        self._features = ObservationFeatures(info.features, info.num_players, info.rules)
+        self._features = ObservationFeatures(info.features, info.num_players, info.rules, game=info.game)
         self._generator = torch.Generator().manual_seed(0 if seed is None else int(seed))
 
     def reseed(self, seed: int | None) -> None:
@@ -316,11 +434,13 @@ class PPOAgent:
 
 
 def make_agent(path: str | Path | None = None, seed: int | None = None, deterministic: bool = True,
-                   num_players: int | None = None, game: str = "keine_ahnung_v0", rules: dict | None = None,
-                   **_ignored: Any) -> PPOAgent:
+               num_players: int | None = None, game: str | None = None, rules: dict | None = None,
+               **_ignored: Any) -> PPOAgent:
     """``agents.make("ppo", path=...)``: loads a checkpoint (safely) as a batched agent.
 
-    With ``num_players`` (and ``rules``) given, a checkpoint for another variant is refused.
+    ``game``: the registered game the checkpoint must be for (``agents.make`` passes its own; None:
+    the one its sidecar names). With ``num_players`` (and ``rules``) given, a checkpoint for another
+    variant is refused.
     """
     if path is None:
         raise ValueError("the ppo agent needs path=<checkpoint .zip> (written by training.train)")
@@ -329,7 +449,7 @@ def make_agent(path: str | Path | None = None, seed: int | None = None, determin
                          "(sampled from the policy)")
     policy, info = load_policy(path, game)
     if num_players is not None:
-        check_compatible(info, game, int(num_players), rules, where=f"checkpoint {path}")
+        check_compatible(info, info.game, int(num_players), rules, where=f"checkpoint {path}")
     return PPOAgent(policy, info, deterministic=deterministic, name=f"ppo:{Path(path).name}", seed=seed)
 
 

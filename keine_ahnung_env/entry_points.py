@@ -149,7 +149,10 @@ def register_entry_points(name: str, module: str) -> None:
     except ImportError:  # PettingZoo before 1.27 has no registry for third-party packages
         pass
     else:
-        if pettingzoo_id(name) not in aec_registry:
+        # PettingZoo keys its registry by a normalised id ("keine_ahnung_env/keine_ahnung-v0" for
+        # "keine_ahnung_env/keine_ahnung_v0"): compare in that form, or a re-import would override it.
+        normalised = re.sub(r"_v(\d+)$", r"-v\1", pettingzoo_id(name))
+        if pettingzoo_id(name) not in aec_registry and normalised not in aec_registry:
             register("aec", pettingzoo_id(name), entry_point=f"{module}:env")
     import gymnasium
 

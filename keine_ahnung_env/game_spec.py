@@ -130,6 +130,8 @@ class StatColumn:
     denominator: str | None = None
     percent: bool = False
     """shown as a percentage in tables."""
+    long_header: str = ""
+    """Markdown table header, e.g. ``"calls/game"`` (default: ``header``)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -175,6 +177,31 @@ class AgentInfo:
     description: str = ""
 
 
+class SearchHooks(Protocol):
+    """What a determinized roll-out planner (``training.search``) needs of a game beyond the core: a
+    game offers it as ``GameSpec.search``. A *state* is whatever the game's ``determinize`` returns."""
+
+    def remaining(self, core: Any, game: int) -> int:
+        """How much of ``game`` is left, in the game's own unit (Keine Ahnung: trophies left); the
+        planner searches only where this is small (the end game)."""
+        ...
+
+    def candidate_moves(self, core: Any, game: int, default: int) -> tuple[list[int], int]:
+        """The distinct legal moves of the seat to act in ``game`` (one per class of moves with the
+        same effect) and the index of ``default``'s class (``default`` represents its class)."""
+        ...
+
+    def determinize(self, core: Any, game: int, copies: int, rng: np.random.Generator) -> Any:
+        """``copies`` versions of ``game``'s position as the seat to act may imagine it: what it
+        cannot see drawn again at random, what it sees unchanged."""
+        ...
+
+    def branch(self, core: Any, states: Sequence[Any], seeds: np.ndarray) -> Any:
+        """A new core of the same variant whose rows are the copies of ``states`` in order; row i's
+        later chance events draw from ``seeds[i]``."""
+        ...
+
+
 class Features(Protocol):
     """A policy feature set: maps raw observations (and masks) to policy inputs."""
 
@@ -184,6 +211,8 @@ class Features(Protocol):
     size: int
     """width of the policy inputs it makes."""
     needs_mask: bool
+    num_actions: int
+    """A when ``needs_mask`` (the mask width; a finished game is given an all-False ``[1, A]`` mask), else 0."""
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
         """``[B, size]`` float32 inputs of ``observation [B, O]`` (and ``action_mask [B, A]``)."""
@@ -195,6 +224,8 @@ class RawFeatures:
 
     kind = "raw"
     needs_mask = False
+    num_actions = 0
+    """0: the raw set reads no mask."""
 
     def __init__(self, spec: "GameSpec"):
         self.scale = spec.observation_scale
@@ -224,12 +255,20 @@ class GameSpec:
         hidden unless ``reveal_all``.
       observation_string: ``observation [O] -> str``, what a seat knows, readably.
       rules: the variant's validated rules options (JSON-ready; for reprs and checkpoints).
+      policy_neutral_rules: the rules options that change neither what a seat observes nor what it
+        may do (Keine Ahnung: ``reward``, ``max_turns``): a policy trained under other values of them
+        still plays this variant, so checkpoint checks ignore them.
       episode_stats: the game's own per-episode statistics, or None.
       feature_sets: policy feature sets by name: ``spec -> Features``; ``"raw"`` is always there.
+      default_features: the feature set training uses unless told otherwise (one of ``feature_names``).
       privileged_size, privileged: the hidden inputs of an oracle critic: ``(core, seats [B]) ->
         [B, privileged_size]`` float32 in [0, 1] (None: the game has none).
       agents: the game's heuristic agents by name (the ``agents`` registry offers them).
       title: a human name, e.g. ``"Keine Ahnung / No Idea"``.
+      describe_move: optional ``(core, game, seat, action) -> (core -> str)``, called before ``action``
+        is played; the returned function, called after, tells what everybody at the table saw
+        (``training.play``'s recap). None: the action's name.
+      search: optional :class:`SearchHooks` of a determinized roll-out planner (``training.search``).
 
     A spec is immutable: ``copy``/``deepcopy`` return it unchanged. It pickles as its name, player
     count and rules and is rebuilt through the game registry, so environments holding one pickle.
@@ -245,20 +284,27 @@ class GameSpec:
     render: Callable[[Any, int, bool], str]
     observation_string: Callable[[np.ndarray], str]
     rules: dict = dataclasses.field(default_factory=dict)
+    policy_neutral_rules: tuple[str, ...] = ()
     version: int = 0
     min_players: int = 2
     max_players: int = 2
     observation_version: int = 1
     episode_stats: EpisodeStats | None = None
     feature_sets: Mapping[str, Callable[["GameSpec"], Any]] = dataclasses.field(default_factory=dict)
+    default_features: str = "raw"
     privileged_size: int = 0
     privileged: Callable[[Any, np.ndarray], np.ndarray] | None = None
     agents: Mapping[str, AgentInfo] = dataclasses.field(default_factory=dict)
     title: str = ""
+    describe_move: Callable[[Any, int, int, int], Callable[[Any], str]] | None = None
+    search: SearchHooks | None = None
 
     def __post_init__(self):
         if len(self.action_names) != self.num_actions:
             raise ValueError(f"{self.name}: {len(self.action_names)} action names for {self.num_actions} actions")
+        if self.default_features not in self.feature_names:
+            raise ValueError(f"{self.name}: default_features={self.default_features!r}; allowed: "
+                             f"{', '.join(self.feature_names)}")
 
     def __copy__(self) -> "GameSpec":
         return self

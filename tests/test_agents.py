@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import agents
-from agents.keine_ahnung import CounterAgent, GreedyAgent, RiskCallerAgent
 from keine_ahnung_env import keine_ahnung_v0
 from keine_ahnung_env.games.keine_ahnung import risk
 from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL, ACTION_KEEP, ACTION_PLACE_BASE, NUM_ACTIONS, Phase
+from keine_ahnung_env.games.keine_ahnung.agents import CounterAgent, GreedyAgent, RiskCallerAgent
 from keine_ahnung_env.games.keine_ahnung.config import Rules
 from keine_ahnung_env.games.keine_ahnung.deck import COLOURS, NUM_NUMBERS
 from training.tournament import play_tournament
@@ -81,13 +81,17 @@ def test_registry_errors_are_clear():
         agents.make("counter:refill_attack=maybe")
 
 
-def test_lazy_entries_fail_clearly_until_their_module_exists():
+def test_lazy_entries_fail_clearly_when_their_module_is_missing():
     agents.register("future_agent", "agents.not_written_yet:make_agent", positional=("path",))
     try:
-        with pytest.raises(ValueError, match="not available yet.*agents.not_written_yet"):
+        assert "future_agent" in agents.available("keine_ahnung_v0")
+        with pytest.raises(ValueError, match="cannot be built.*agents.not_written_yet"):
             agents.make("future_agent:some/file.zip")
     finally:
-        agents._REGISTRY["keine_ahnung_v0"].pop("future_agent")
+        agents.unregister("future_agent", game="keine_ahnung_v0")
+    assert "future_agent" not in agents.available("keine_ahnung_v0")
+    with pytest.raises(ValueError, match="unknown game 'chess_v0'; registered games: keine_ahnung_v0"):
+        agents.make("random", game="chess_v0")
     # The PPO entry resolves lazily to agents/ppo.py, which wants a checkpoint path.
     with pytest.raises(ValueError, match="path"):
         agents.make("ppo")
@@ -225,7 +229,7 @@ def test_greedy_beats_random_and_never_call():
     assert greedy.win_interval[0] > never_call.win_interval[1]
     assert greedy.win_rate > 0.6 and random.win_rate < 0.05
     assert greedy.mean_score > never_call.mean_score + 3
-    assert never_call.call_attempts == 0 and greedy.call_success_rate == 1.0
+    assert never_call.calls == 0 and greedy.call_success_rate == 1.0
 
 
 def test_counter_beats_greedy():

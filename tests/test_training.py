@@ -157,7 +157,8 @@ def test_play_quits_on_eof_and_rejects_bad_seats():
 
 
 def test_hint_features_read_the_observation_only():
-    from agents.features import HINT_WIDTH, ObservationFeatures
+    from agents.features import ObservationFeatures
+    from keine_ahnung_env.games.keine_ahnung.features import HINT_WIDTH
     from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, Rules
     from keine_ahnung_env.games.keine_ahnung.scripted import load_named
 
@@ -178,8 +179,9 @@ def test_hint_features_read_the_observation_only():
 
 
 def test_advice_features_carry_the_counter_heuristics_move():
-    from agents.features import HINT_WIDTH, ObservationFeatures
-    from agents.keine_ahnung import CounterAgent
+    from agents.features import ObservationFeatures
+    from keine_ahnung_env.games.keine_ahnung.agents import CounterAgent
+    from keine_ahnung_env.games.keine_ahnung.features import HINT_WIDTH
     from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, Rules
     from keine_ahnung_env.games.keine_ahnung.actions import NUM_ACTIONS
     from keine_ahnung_env.games.keine_ahnung.scripted import load_named
@@ -275,6 +277,155 @@ def test_resume_continues_a_checkpoint_and_refuses_another_variant(trained, tmp_
         train_module.main(["--players", "3", "--resume", str(exported)] + common)
 
 
+class _TouchMarker:
+    """Unpickling this creates ``marker``: it stands in for any code a pickle in a checkpoint could run
+    (the issue's finding: a pickled ``os.system`` call in SB3's ``data`` entry ran on ``--resume``)."""
+
+    def __init__(self, marker: Path):
+        self.marker = Path(marker)
+
+    def __reduce__(self):
+        return (Path.touch, (self.marker,))
+
+
+def _forge(source: str, destination: Path, entries: dict[str, bytes]) -> Path:
+    """A copy of checkpoint ``source`` with ``entries`` replaced and a sidecar carrying the copy's
+    correct SHA-256 (as a forger who can write both files would make it)."""
+    import hashlib
+
+    with zipfile.ZipFile(source) as archive:
+        content = {name: archive.read(name) for name in archive.namelist()}
+    content.update(entries)
+    with zipfile.ZipFile(destination, "w") as archive:
+        for name, data in content.items():
+            archive.writestr(name, data)
+    side = json.loads(Path(source).with_suffix(".json").read_text())
+    side["sha256"] = hashlib.sha256(destination.read_bytes()).hexdigest()
+    destination.with_suffix(".json").write_text(json.dumps(side))
+    return destination
+
+
+def _sb3_data_with_payload(source: str, marker: Path) -> bytes:
+    """The checkpoint's SB3 ``data`` entry with the payload in SB3's own format (base64 pickles that
+    SB3's ``load`` decodes): in place of the policy class and the seed, and as an extra entry."""
+    import base64
+    import pickle
+
+    with zipfile.ZipFile(source) as archive:
+        data = json.loads(archive.read("data"))
+    payload = {":type:": "<class 'int'>", ":serialized:": base64.b64encode(pickle.dumps(_TouchMarker(marker))).decode()}
+    data["policy_class"] = dict(payload)
+    data["seed"] = dict(payload)
+    data["extra"] = dict(payload)
+    return json.dumps(data).encode()
+
+
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol:UserWarning")
+def test_resume_never_runs_code_from_the_checkpoint(trained, tmp_path):
+    import pickle
+
+    import torch
+    from stable_baselines3.common.save_util import json_to_data
+
+    source = trained["checkpoint"]
+    # Control: SB3's own decoding of the forged data entry runs the payload.
+    control = tmp_path / "control_marker"
+    json_to_data(_sb3_data_with_payload(source, control).decode())
+    assert control.exists()
+
+    marker = tmp_path / "marker"
+    common = ["--players", "3", "--total-timesteps", "256", "--num-envs", "8", "--n-steps", "32", "--batch-size",
+              "128", "--n-epochs", "1", "--eval-every", "0", "--final-games", "2", "--opponents", "random",
+              "--out-dir", str(tmp_path / "runs"), "--no-progress", "--net-arch", "32,32"]
+    forged = _forge(source, tmp_path / "forged.zip", {"data": _sb3_data_with_payload(source, marker),
+                                                       "pytorch_variables.pth": pickle.dumps(_TouchMarker(marker))})
+    # Resuming reads the weights, the optimizer state and the step count, and nothing else.
+    summary = train_module.main(common + ["--resume", str(forged)])
+    assert not marker.exists(), "--resume ran code from the checkpoint"
+    assert summary["timesteps"] == read_info(source).timesteps + 256
+    # Payloads where tensors belong, or a data entry that is a pickle, are refused before anything runs.
+    buffer = io.BytesIO()
+    torch.save({"state": {0: {"exp_avg": _TouchMarker(marker)}}, "param_groups": []}, buffer)
+    for entries in ({"policy.optimizer.pth": buffer.getvalue()}, {"policy.pth": pickle.dumps(_TouchMarker(marker))},
+                    {"data": pickle.dumps(_TouchMarker(marker))}):
+        forged = _forge(source, tmp_path / "forged.zip", entries)
+        with pytest.raises(ValueError, match="unreadable"):
+            train_module.main(common + ["--resume", str(forged)])
+        assert not marker.exists(), f"--resume ran code from {sorted(entries)}"
+
+
+def test_resumed_model_holds_the_checkpoints_weights_and_optimizer_state(trained):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents.features import feature_vec_env
+    from agents.ppo import load_training_state, restore_training_state
+
+    state = load_training_state(trained["checkpoint"], "keine_ahnung_v0")
+    assert state.optimizer is not None and state.counters["seed"] == 0 and state.counters["_n_updates"] > 0
+    info = state.info
+    spec = keine_ahnung_v0.game_spec(3)
+    env = feature_vec_env(keine_ahnung_v0.sb3_vec_env(2, [agents.make("random")] * 2, num_players=3, seed=0,
+                                                      normalize_obs=False), spec.features(info.features))
+    model = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=16, device="cpu",
+                        policy_kwargs=dict(net_arch=list(info.net_arch), activation_fn=torch.nn.Tanh))
+    restore_training_state(model, state)
+    played, _ = load_policy(trained["checkpoint"])
+    for key, value in played.state_dict().items():
+        assert torch.equal(model.policy.state_dict()[key], value), key
+    moments = [s["exp_avg"] for s in model.policy.optimizer.state_dict()["state"].values()]
+    assert moments and any(float(m.abs().sum()) > 0 for m in moments)
+    assert model.num_timesteps == info.timesteps
+    assert model._n_updates == state.counters["_n_updates"]
+
+
+def test_sidecar_records_the_game_version_and_old_sidecars_count_as_version_0(trained, tmp_path):
+    side = json.loads(Path(trained["checkpoint"]).with_suffix(".json").read_text())
+    assert side["game"] == "keine_ahnung_v0" and side["game_version"] == keine_ahnung_v0.game_spec().version
+    shutil.copy(trained["checkpoint"], tmp_path / "m.zip")
+    del side["game_version"]  # a sidecar written before the field existed
+    (tmp_path / "m.json").write_text(json.dumps(side))
+    assert read_info(tmp_path / "m.zip").game_version == 0
+    load_policy(tmp_path / "m.zip")
+    side["game_version"] = 7
+    (tmp_path / "m.json").write_text(json.dumps(side))
+    with pytest.raises(ValueError, match="trained for version 7 of keine_ahnung_v0"):
+        load_policy(tmp_path / "m.zip")
+    side.update(game_version=0, features="x-ray")
+    (tmp_path / "m.json").write_text(json.dumps(side))
+    with pytest.raises(ValueError, match="feature set.*allowed: raw, hints, advice"):
+        load_policy(tmp_path / "m.zip")
+
+
+def test_training_reads_the_game_from_the_registry():
+    """Player range, feature sets and the oracle critic's inputs come from the game's spec: a game
+    registered without hidden inputs refuses --critic oracle."""
+    import dataclasses
+
+    from keine_ahnung_env import registry
+
+    def no_hidden_inputs(num_players: int, **rules):
+        spec = registry.game_spec("keine_ahnung_v0", num_players, **rules)
+        return dataclasses.replace(spec, name="open_book_v0", privileged_size=0, privileged=None)
+
+    registry.register_game(registry.GameEntry("open_book_v0", no_hidden_inputs, min_players=2, max_players=3,
+                                              default_players=2))
+    try:
+        with pytest.raises(ValueError, match="no hidden inputs"):
+            train_module.main(["--env", "open_book_v0", "--critic", "oracle"])
+        with pytest.raises(ValueError, match="--players 4; allowed for open_book_v0: 2-3"):
+            train_module.main(["--env", "open_book_v0", "--players", "4"])
+        with pytest.raises(ValueError, match="--features 'x-ray'; allowed for open_book_v0: raw, hints, advice"):
+            train_module.main(["--env", "open_book_v0", "--features", "x-ray"])
+        with pytest.raises(ValueError, match="registered games: .*keine_ahnung_v0.*open_book_v0"):
+            train_module.main(["--env", "chess"])
+    finally:
+        registry.unregister_game("open_book_v0")
+    spec = keine_ahnung_v0.game_spec(4)
+    assert train_module.default_opponents(spec) == "random,never_call,always_call,greedy,risk_caller,counter"
+    assert spec.default_features == "hints"
+
+
 def test_export_writes_a_smaller_play_only_checkpoint_that_acts_the_same(trained, tmp_path):
     exported = export_policy(trained["checkpoint"], tmp_path / "ready" / "opponent")
     assert exported.name == "opponent.zip" and is_play_only(exported) and not is_play_only(trained["checkpoint"])
@@ -305,7 +456,7 @@ def test_export_writes_a_smaller_play_only_checkpoint_that_acts_the_same(trained
 
 def test_privileged_features_read_the_hidden_state_from_the_learners_seat():
     from keine_ahnung_env.games.keine_ahnung.risk import face_fit_counts
-    from training.oracle import DRAW_LOOKAHEAD, privileged_features, privileged_size
+    from keine_ahnung_env.games.keine_ahnung.privileged import DRAW_LOOKAHEAD, privileged_features, privileged_size
 
     env = keine_ahnung_v0.vector_env(6, num_players=4, seed=5)
     result, rng = env.reset(), np.random.default_rng(0)
@@ -335,7 +486,7 @@ def test_privileged_features_read_the_hidden_state_from_the_learners_seat():
 
 def test_oracle_critic_lends_the_actor_and_keeps_it_frozen_during_warm_up(trained, tmp_path):
     from agents.policies import ACTOR_PREFIXES
-    from training.oracle import privileged_size
+    from keine_ahnung_env.games.keine_ahnung.privileged import privileged_size
 
     common = ["--players", "3", "--total-timesteps", "512", "--num-envs", "8", "--n-steps", "32", "--batch-size",
               "128", "--n-epochs", "2", "--eval-every", "1", "--eval-games", "3", "--final-games", "3", "--opponents",

@@ -1,11 +1,12 @@
 """Warm start for PPO: imitate a heuristic teacher before reinforcement learning takes over.
 
-Learning Keine Ahnung from scratch against strong opponents is slow, because a new policy almost
-never wins and the reward says little. :func:`collect_demonstrations` lets a teacher (any batched
+Learning a game (Keine Ahnung, say) from scratch against strong opponents is slow, because a new
+policy almost never wins and the reward says little. :func:`collect_demonstrations` lets a teacher (any batched
 agent) play every seat of many games and records, for a random sample of its decisions, the policy
 inputs, the legal mask, the action and the deciding seat's final reward. :func:`pretrain` then fits
 the policy to the teacher's actions (cross-entropy under the mask) and the value head to those
-rewards, so PPO starts from the teacher's level and only has to improve on it.
+rewards, so PPO starts from the teacher's level and only has to improve on it. Any registered game
+works: its games are made through ``keine_ahnung_env.registry``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+
+from agents import DEFAULT_GAME
 
 
 @dataclasses.dataclass
@@ -30,16 +33,19 @@ class Demonstrations:
 
 
 def collect_demonstrations(teacher, features, num_players: int, games: int, seed: int = 0, keep: float = 0.5,
-                           batch: int = 256, rules: dict | None = None) -> Demonstrations:
-    """Plays ``games`` games with ``teacher`` in every seat; keeps each decision with chance ``keep``."""
-    from keine_ahnung_env import keine_ahnung_v0
+                           batch: int = 256, rules: dict | None = None, game: str = DEFAULT_GAME) -> Demonstrations:
+    """Plays ``games`` games of ``game`` (a registered game, with these rules options) with ``teacher``
+    in every seat; keeps each decision with chance ``keep``. ``features`` is a feature set of the same
+    variant (``GameSpec.features``)."""
+    from keine_ahnung_env import registry
+    from keine_ahnung_env.vector import VectorEnv
 
+    spec = registry.game_spec(game, num_players, **(rules or {}))
     rng = np.random.default_rng(seed)
     inputs, masks, actions, returns = [], [], [], []
     for start in range(0, games, batch):
         n = min(batch, games - start)
-        env = keine_ahnung_v0.vector_env(n, num_players=num_players, seed=seed + start, autoreset=False,
-                                         **(rules or {}))
+        env = VectorEnv(spec, n, seed + start, autoreset=False)
         result = env.reset()
         rows: list[tuple[np.ndarray, np.ndarray]] = []  # (game index, seat) of each kept decision
         final = np.zeros((n, num_players), np.float32)

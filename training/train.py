@@ -1,9 +1,15 @@
 """Train a MaskablePPO agent against the heuristic baselines: ``python -m training.train``.
 
+Works for every game of ``keine_ahnung_env.registry``: everything game-specific (player range, rules,
+observation and action sizes, feature sets, the oracle critic's hidden inputs, the game's own episode
+statistics, its heuristic agents) comes from the game's ``GameSpec``.
+
 Read top to bottom: the arguments (``Args``), the opponent pool, the vector environment over the
 batched core, the model, the callback that shows progress, logs to TensorBoard, evaluates,
 snapshots and checkpoints, and the final tournament with its learning curve. ``--critic oracle``
 gives the value network hidden state that the policy never reads (``training/oracle.py``).
+``--resume`` rebuilds the model from the checkpoint's sidecar and reads only tensors and plain JSON
+numbers from its archive (``agents.ppo.load_training_state``): nothing in the file is unpickled.
 
 Everything goes to ``<out_dir>/<run_name>/``: ``final.zip`` + ``final.json`` (the checkpoint and its
 sidecar), ``checkpoints/``, ``tensorboard/``, ``learning_curve.png``, ``tournament.json``.
@@ -20,21 +26,23 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.features import FEATURE_SETS
-
 from .cli import parse_dataclass, parse_rules
-
-GAMES = ("keine_ahnung_v0",)
 
 
 @dataclasses.dataclass
 class Args:
-    """Train a MaskablePPO agent for Keine Ahnung against heuristic baselines (and its own snapshots)."""
+    """Train a MaskablePPO agent for a registered game against heuristic baselines (and its own snapshots).
+
+    Defaults that depend on the game come from its spec: ``--players 0`` is the game's default player
+    count, an empty ``--features`` its default feature set, an empty ``--opponents`` ``random`` plus
+    every heuristic agent the game declares (for keine_ahnung_v0 these reproduce the earlier fixed
+    defaults: 4 players, hints, random,never_call,always_call,greedy,risk_caller,counter)."""
 
     env: str = "keine_ahnung_v0"
-    """the game variant family (keine_ahnung_v0)"""
-    players: int = 4
-    """number of players, 2-5; the learner takes one seat, rotating between games"""
+    """the game: any registered game (keine_ahnung_env.registry.games(); an unknown name lists them)"""
+    players: int = 0
+    """number of players within the game's range (keine_ahnung_v0: 2-5); 0: the game's default
+    (keine_ahnung_v0: 4). The learner takes one seat, rotating between games"""
     total_timesteps: int = 400_000
     """learner decisions to train on (the default, 400,000, took 4 min 18 s on an idle 2-core machine)"""
     max_minutes: float = 0.0
@@ -51,7 +59,7 @@ class Args:
     learning_rate: float = 3e-4
     """Adam step size"""
     gamma: float = 0.998
-    """discount: games last 50-400 learner decisions and pay only at the end, so close to 1"""
+    """discount: close to 1 for games that pay only at the end (Keine Ahnung: 50-400 learner decisions)"""
     gae_lambda: float = 0.95
     """GAE smoothing"""
     clip_range: float = 0.2
@@ -59,9 +67,10 @@ class Args:
     ent_coef: float = 0.01
     """entropy bonus"""
     critic: str = "public"
-    """public: the value network reads the policy's inputs; oracle: it also reads hidden state (face-down
-    cards, the next draws, trophy values; training/oracle.py) that the policy never reads, for less noisy
-    advantages (asymmetric actor-critic). A checkpoint of the other kind given to --resume lends its actor"""
+    """public: the value network reads the policy's inputs; oracle: it also reads the game's hidden state
+    (GameSpec.privileged; Keine Ahnung: face-down cards, the next draws, trophy values; training/oracle.py)
+    that the policy never reads, for less noisy advantages (asymmetric actor-critic); only for games that
+    offer hidden inputs. A checkpoint of the other kind given to --resume lends its actor"""
     critic_warmup: int = 0
     """PPO updates at the start during which only the value network learns (the actor is frozen):
     useful when a trained actor meets a new critic (--resume across --critic kinds, --imitate)"""
@@ -71,13 +80,20 @@ class Args:
     """hidden layer sizes of the policy and value networks"""
     activation: str = "tanh"
     """tanh or relu"""
-    features: str = "hints"
-    """policy inputs: raw (the scaled observation), hints (plus risk-model features) or advice (hints plus the
-    counter heuristic's move as a one-hot: the policy learns where to differ from it; agents/features.py)"""
-    opponents: str = "random,never_call,always_call,greedy,risk_caller:0.5,counter"
-    """comma-separated agent specs forming the opponent pool (sampled per game and seat)"""
+    features: str = ""
+    """policy inputs: one of the game's feature sets (GameSpec.feature_names; raw, the scaled observation,
+    is always there); empty: the game's default (GameSpec.default_features). keine_ahnung_v0 (default hints):
+    raw, hints (plus risk-model features) or advice (hints plus the counter heuristic's move as a one-hot:
+    the policy learns where to differ from it; keine_ahnung_env/games/keine_ahnung/features.py)"""
+    opponents: str = ""
+    """comma-separated agent specs forming the opponent pool (sampled per game and seat); empty: random,
+    then every heuristic agent the game declares (GameSpec.agents, in its order, default arguments);
+    keine_ahnung_v0: random,never_call,always_call,greedy,risk_caller,counter (risk_caller's default
+    threshold is 0.5: the pool of the earlier default, risk_caller:0.5, with the same seeds)"""
     resume: str = ""
-    """continue training a checkpoint written by this script (its zip is unpickled: only your own files)"""
+    """continue training a checkpoint written by this script: the model is rebuilt from its sidecar and
+    the weights and optimizer state are read as tensors only (nothing in the file is unpickled); the
+    hyper-parameters are this command's, and --features, --net-arch and --activation must match"""
     imitate: str = ""
     """warm start: imitate this agent spec (e.g. counter) before PPO; empty = start from scratch"""
     imitation_games: int = 600
@@ -97,7 +113,7 @@ class Args:
     final_games: int = 400
     """games in the final tournament against each baseline"""
     rules: list[str] = dataclasses.field(default_factory=list)
-    """rules options as key=value (e.g. memory=none allow_keep=true)"""
+    """the game's rules options as key=value (keine_ahnung_v0: e.g. memory=none allow_keep=true)"""
     seed: int = 0
     """seeds the games, the opponents and the network"""
     out_dir: str = "runs"
@@ -110,12 +126,19 @@ class Args:
     """show a progress bar"""
 
 
-def check_args(args: Args) -> None:
-    """Raises ValueError naming the first bad argument and what is allowed."""
-    if args.env not in GAMES:
-        raise ValueError(f"--env {args.env!r}; allowed: {', '.join(GAMES)}")
-    if not 2 <= args.players <= 5:
-        raise ValueError(f"--players {args.players}; allowed: 2-5")
+def check_args(args: Args):
+    """Raises ValueError naming the first bad argument and what is allowed; returns the ``GameSpec`` of
+    the variant the arguments name (``--players 0``: the game's default player count)."""
+    from keine_ahnung_env import registry
+
+    try:
+        entry = registry.game(args.env)
+    except ValueError:
+        raise ValueError(f"--env {args.env!r} is not a registered game; registered games: "
+                         f"{', '.join(registry.games())}") from None
+    if args.players != 0 and (isinstance(args.players, bool) or args.players not in entry.players):
+        raise ValueError(f"--players {args.players}; allowed for {args.env}: {entry.min_players}-{entry.max_players} "
+                         f"(0: its default, {entry.default_players})")
     for name in ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs", "eval_games", "final_games",
                  "snapshot_every", "max_snapshots", "torch_threads", "imitation_games", "imitation_epochs"):
         if getattr(args, name) < 1:
@@ -130,8 +153,6 @@ def check_args(args: Args) -> None:
         raise ValueError(f"--warmup-learning-rate {args.warmup_learning_rate}; allowed: a positive number")
     if args.critic_warmup < 0:
         raise ValueError(f"--critic-warmup {args.critic_warmup}; allowed: 0 or a positive number of updates")
-    if args.features not in FEATURE_SETS:
-        raise ValueError(f"--features {args.features!r}; allowed: {', '.join(FEATURE_SETS)}")
     if args.activation not in ("tanh", "relu"):
         raise ValueError(f"--activation {args.activation!r}; allowed: tanh, relu")
     try:
@@ -140,6 +161,19 @@ def check_args(args: Args) -> None:
         arch = []
     if not arch or min(arch) < 1:
         raise ValueError(f"--net-arch {args.net_arch!r}; allowed: comma-separated positive sizes, e.g. 256,256")
+    spec = entry.spec(args.players or None, **parse_rules(args.rules))  # validates the rules options
+    if args.features and args.features not in spec.feature_names:
+        raise ValueError(f"--features {args.features!r}; allowed for {args.env}: {', '.join(spec.feature_names)}")
+    if args.critic == "oracle" and not spec.privileged_size:
+        raise ValueError(f"--critic oracle: {args.env} offers no hidden inputs for an oracle critic "
+                         "(GameSpec.privileged_size is 0); use --critic public")
+    return spec
+
+
+def default_opponents(spec) -> str:
+    """The opponent pool of an empty ``--opponents``: ``random``, then the game's heuristic agents in
+    the order its spec declares them (each with its default arguments)."""
+    return ",".join(["random"] + [name for name in spec.agents if name != "random"])
 
 
 class OpponentPool:
@@ -167,7 +201,9 @@ def main(argv: list[str] | None = None) -> dict:
 
 def train(args: Args) -> dict:
     """Trains, evaluates and writes everything; see the module docstring."""
-    check_args(args)
+    spec = check_args(args)
+    args = dataclasses.replace(args, players=spec.num_players, features=args.features or spec.default_features,
+                               opponents=args.opponents.strip() or default_opponents(spec))
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -175,22 +211,18 @@ def train(args: Args) -> dict:
     from tqdm import tqdm
 
     import agents
-    from agents.features import ObservationFeatures, feature_vec_env, pad_privileged
+    from agents.features import feature_vec_env, pad_privileged
     from agents.policies import ACTOR_PREFIXES, OracleCriticPolicy
-    from agents.ppo import (CheckpointInfo, PPOAgent, archive_path, check_compatible, is_play_only, load_policy,
-                            read_info, save_checkpoint)
-    from keine_ahnung_env import keine_ahnung_v0
-    from keine_ahnung_env.games.keine_ahnung.actions import NUM_ACTIONS
-    from keine_ahnung_env.games.keine_ahnung.config import Rules
-    from keine_ahnung_env.games.keine_ahnung.observation import OBSERVATION_VERSION
+    from agents.ppo import (CheckpointInfo, PPOAgent, check_compatible, load_policy, load_training_state,
+                            restore_training_state, save_checkpoint)
+    from keine_ahnung_env.sb3_vec import CoreVecEnv
 
     from .imitation import collect_demonstrations, pretrain
-    from .oracle import learner_privileged, privileged_size
+    from .oracle import learner_privileged
     from .tournament import play_tournament
 
     torch.set_num_threads(args.torch_threads)
     rules = parse_rules(args.rules)
-    variant = Rules.make(args.players, **rules)  # validates the rules options
     run_dir = Path(args.out_dir) / (args.run_name or f"{args.env}_{args.players}p_seed{args.seed}")
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
     net_arch = [int(n) for n in args.net_arch.split(",") if n.strip()]
@@ -199,21 +231,22 @@ def train(args: Args) -> dict:
     # batched, so each extra instance would cost one more act() call per round of play); a spec
     # listed twice is drawn twice as often.
     listed = [s.strip() for s in args.opponents.split(",") if s.strip()]
-    specs = list(dict.fromkeys(listed))
-    instances = {s: agents.make(s, game=args.env, seed=args.seed + 1 + i) for i, s in enumerate(specs)}
+    opponent_specs = list(dict.fromkeys(listed))
+    instances = {s: agents.make(s, game=args.env, seed=args.seed + 1 + i) for i, s in enumerate(opponent_specs)}
     baselines = [instances[s] for s in listed]
     pool = OpponentPool(baselines, args.players, args.max_snapshots)
-    features = ObservationFeatures(args.features, args.players, rules)
-    games = keine_ahnung_v0.sb3_vec_env(args.num_envs, opponents=pool, num_players=args.players, seed=args.seed,
-                                        normalize_obs=False, **rules)
+    features = spec.features(args.features)
+    # The core of sb3_vec_env, made from the spec itself: a game registered without an entry-point
+    # module (one defined in a test, say) trains the same way.
+    games = CoreVecEnv(spec, args.num_envs, pool, seed=args.seed, normalize_obs=False)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
     oracle = args.critic == "oracle"
-    hidden = privileged_size(args.players) if oracle else 0
+    hidden = spec.privileged_size if oracle else 0
     env = VecMonitor(feature_vec_env(games, features, privileged=learner_privileged if oracle else None,
                                      privileged_width=hidden))
-    info = CheckpointInfo(game=args.env, num_players=args.players, rules=variant.options(),
-                          observation_version=OBSERVATION_VERSION, observation_size=features.input_size,
-                          num_actions=NUM_ACTIONS, features=args.features, net_arch=tuple(net_arch),
+    info = CheckpointInfo(game=spec.name, game_version=spec.version, num_players=args.players, rules=spec.rules,
+                          observation_version=spec.observation_version, observation_size=features.input_size,
+                          num_actions=spec.num_actions, features=args.features, net_arch=tuple(net_arch),
                           activation=args.activation, critic=args.critic, privileged_size=hidden)
     policy_class = OracleCriticPolicy if oracle else "MlpPolicy"
     policy_kwargs = dict(net_arch=net_arch, activation_fn=activation)
@@ -222,38 +255,40 @@ def train(args: Args) -> dict:
     hyper = dict(learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
                  n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
                  ent_coef=args.ent_coef)
+    resumed = None
     if args.resume:
-        # MaskablePPO.load unpickles the archive: only for checkpoints this project wrote for you.
-        recorded = read_info(args.resume)
-        if is_play_only(args.resume):
-            raise ValueError(f"--resume {args.resume} is a play-only export (weights without optimizer state or "
-                             "training data); resume from the training run's own checkpoint")
+        # Never MaskablePPO.load: it unpickles the archive's data entry, which can run any code. The
+        # sidecar describes the model; the archive gives tensors and plain JSON numbers only.
+        resumed = load_training_state(args.resume, args.env)
+        recorded = resumed.info
         check_compatible(recorded, args.env, args.players, rules, where=f"--resume {args.resume}")
         if recorded.features != args.features or recorded.net_arch != tuple(net_arch) \
                 or recorded.activation != args.activation:
             raise ValueError(f"--resume {args.resume} uses features={recorded.features!r}, net_arch="
                              f"{list(recorded.net_arch)}, activation={recorded.activation!r}; pass the same "
                              "--features, --net-arch and --activation")
-    if args.resume and recorded.critic == args.critic:
-        model = MaskablePPO.load(str(archive_path(args.resume)), env=env, device="cpu", custom_objects=hyper,
-                                 tensorboard_log=str(run_dir / "tensorboard"))
-    else:
-        model = MaskablePPO(policy_class, env, policy_kwargs=policy_kwargs, tensorboard_log=str(run_dir / "tensorboard"),
-                            seed=args.seed, device="cpu", verbose=0, **hyper)
-        if args.resume:
-            # Another critic kind: the actor (policy network and action head) carries over, the critic
-            # starts afresh, so --critic-warmup is advised.
-            lent, _ = load_policy(args.resume, args.env)
-            actor = {k: v for k, v in lent.state_dict().items() if k.startswith(ACTOR_PREFIXES)}
-            model.policy.load_state_dict(actor, strict=False)
-            model.num_timesteps = recorded.timesteps
-            print(f"actor from {args.resume} ({recorded.critic} critic); new {args.critic} critic", flush=True)
+    same_critic = resumed is not None and resumed.info.critic == args.critic
+    # A model resumed whole keeps the seed it was created with (as SB3's load did: it re-seeded torch,
+    # the games and the opponents from it), so resumed runs replay as they did before.
+    seed = resumed.counters.get("seed", args.seed) if same_critic else args.seed
+    model = MaskablePPO(policy_class, env, policy_kwargs=policy_kwargs, tensorboard_log=str(run_dir / "tensorboard"),
+                        seed=seed, device="cpu", verbose=0, **hyper)
+    if same_critic:
+        restore_training_state(model, resumed, where=f"--resume {args.resume}")
+    elif resumed is not None:
+        # Another critic kind: the actor (policy network and action head) carries over, the critic
+        # starts afresh, so --critic-warmup is advised.
+        lent, _ = load_policy(args.resume, args.env)
+        actor = {k: v for k, v in lent.state_dict().items() if k.startswith(ACTOR_PREFIXES)}
+        model.policy.load_state_dict(actor, strict=False)
+        model.num_timesteps = recorded.timesteps
+        print(f"actor from {args.resume} ({recorded.critic} critic); new {args.critic} critic", flush=True)
 
     if args.imitate:
         teacher = agents.make(args.imitate, game=args.env, seed=args.seed + 500)
         start = time.time()
         demos = collect_demonstrations(teacher, features, args.players, args.imitation_games, seed=args.seed + 500,
-                                       rules=rules)
+                                       rules=rules, game=args.env)
         demos = dataclasses.replace(demos, inputs=pad_privileged(demos.inputs, hidden))
         fit = pretrain(model.policy, demos, epochs=args.imitation_epochs, seed=args.seed)
         print(f"imitated {args.imitate}: {fit['samples']:,} decisions from {args.imitation_games} games, "
@@ -266,21 +301,36 @@ def train(args: Args) -> dict:
         return PPOAgent(policy, dataclasses.replace(info, timesteps=model.num_timesteps),
                         deterministic=deterministic, name=f"ppo@{model.num_timesteps}")
 
+    columns = [column.key for column in spec.episode_stats.columns] if spec.episode_stats else []
+
     def evaluate(games: int, seed: int) -> dict[str, dict]:
-        """The learner against three copies (P-1 copies) of each baseline, seat-rotated."""
+        """The learner against P-1 copies of each baseline, seat-rotated: win rate, its interval, mean
+        score and the game's own statistics columns (Keine Ahnung: trophies, calls, call success)."""
         learner = learner_agent()
         out = {}
-        for spec in specs:
-            opponent = agents.make(spec, game=args.env, seed=seed)
+        for name in opponent_specs:
+            opponent = agents.make(name, game=args.env, seed=seed)
             result = play_tournament([learner] + [opponent] * (args.players - 1), num_players=args.players,
-                                     games=games, seed=seed, progress=False, **rules)
+                                     games=games, seed=seed, env=args.env, progress=False, **rules)
             stats = result.agents[0]
-            out[spec] = {"win_rate": stats.win_rate, "win_interval": list(stats.win_interval),
+            figures = stats.to_dict()
+            out[name] = {"win_rate": stats.win_rate, "win_interval": list(stats.win_interval),
                          "fair_share": 1.0 / args.players, "mean_score": stats.mean_score,
-                         "calls_per_game": stats.calls_per_game, "call_success_rate": stats.call_success_rate}
+                         **{key: figures[key] for key in columns if key in figures}}
         return out
 
     curve: list[dict] = []
+    stat_names = spec.episode_stats.names if spec.episode_stats else ()
+
+    def learner_stats(info: dict) -> list[float]:
+        """The learner's own statistics of an ended episode (``spec.episode_stats``): its counters, and
+        its seat's entry of the finals (``sb3_vec_env`` reports those for every seat)."""
+        seat = info.get("learner_seat", 0)
+        values = []
+        for name in stat_names:
+            value = info.get(name, 0)
+            values.append(float(value[seat] if isinstance(value, (list, tuple)) else value))
+        return values
 
     class TrainingCallback(BaseCallback):
         """Progress bar, TensorBoard statistics, periodic evaluation, snapshots and checkpoints."""
@@ -289,8 +339,7 @@ def train(args: Args) -> dict:
             super().__init__()
             self.recent = deque(maxlen=500)
             self.by_opponent = defaultdict(lambda: deque(maxlen=500))
-            self.calls = deque(maxlen=500)
-            self.successes = deque(maxlen=500)
+            self.episode_stats = deque(maxlen=500)  # the learner's own statistics of each recent episode
             self.updates = 0
             self.out_of_time = False
             self.bar = tqdm(total=args.total_timesteps, disable=not args.progress, unit="step", smoothing=0.05)
@@ -320,9 +369,8 @@ def train(args: Args) -> dict:
                 self.recent.append(won)
                 for name in set(info.get("opponents", [])):
                     self.by_opponent[name].append(won)
-                if "calls" in info:
-                    self.calls.append(info["calls"])
-                    self.successes.append(info.get("call_successes", 0))
+                if stat_names:
+                    self.episode_stats.append(learner_stats(info))
             self.bar.update(self.training_env.num_envs)
             return not self.out_of_time
 
@@ -340,18 +388,23 @@ def train(args: Args) -> dict:
             self.logger.record("time/steps_per_second", rate)
             for name, results in self.by_opponent.items():
                 self.logger.record(f"win_rate_vs/{name}", float(np.mean(results)))
-            if self.calls:
-                calls = float(np.sum(self.calls))
-                self.logger.record("calls/per_game", calls / len(self.calls))
-                self.logger.record("calls/success_rate", float(np.sum(self.successes)) / calls if calls else 0.0)
+            if self.episode_stats:
+                totals = dict(zip(stat_names, np.sum(self.episode_stats, axis=0).tolist()))
+                games_seen = len(self.episode_stats)
+                for name in stat_names:
+                    self.logger.record(f"stats/{name}_per_game", totals[name] / games_seen)
+                for column in spec.episode_stats.columns:
+                    denominator = games_seen if column.denominator is None else totals[column.denominator]
+                    if denominator:  # a rate of nothing (no calls yet, say) is not logged
+                        self.logger.record(f"stats/{column.key}", totals[column.numerator] / denominator)
             curve.append({"timesteps": self.num_timesteps, "train_win_rate": win})
             if args.self_play and self.updates % args.snapshot_every == 0:
                 pool.snapshots.append(learner_agent(deterministic=False))
             if args.eval_every and self.updates % args.eval_every == 0:
                 results = evaluate(args.eval_games, seed=10_000 + self.updates)
-                for spec, r in results.items():
-                    self.logger.record(f"eval_win_rate/{spec}", r["win_rate"])
-                curve[-1]["eval"] = {spec: r["win_rate"] for spec, r in results.items()}
+                for name, r in results.items():
+                    self.logger.record(f"eval_win_rate/{name}", r["win_rate"])
+                curve[-1]["eval"] = {name: r["win_rate"] for name, r in results.items()}
                 save_checkpoint(model, run_dir / "checkpoints" / f"step_{self.num_timesteps}",
                                 dataclasses.replace(info, timesteps=self.num_timesteps))
 
@@ -366,13 +419,14 @@ def train(args: Args) -> dict:
     learner = agents.make("ppo", path=str(final_path), game=args.env, num_players=args.players, rules=rules)
     learner.name = "ppo"
     tables, summary = [], {}
-    for spec in specs:
-        opponent = agents.make(spec, game=args.env, seed=args.seed)
+    for name in opponent_specs:
+        opponent = agents.make(name, game=args.env, seed=args.seed)
         result = play_tournament([learner] + [opponent] * (args.players - 1), num_players=args.players,
-                                 games=args.final_games, seed=args.seed + 99, progress=args.progress, **rules)
-        tables.append(f"vs {args.players - 1} x {spec}:\n{result.table()}")
+                                 games=args.final_games, seed=args.seed + 99, env=args.env, progress=args.progress,
+                                 **rules)
+        tables.append(f"vs {args.players - 1} x {name}:\n{result.table()}")
         stats = result.agents[0]
-        summary[spec] = {"win_rate": stats.win_rate, "win_interval": list(stats.win_interval),
+        summary[name] = {"win_rate": stats.win_rate, "win_interval": list(stats.win_interval),
                          "fair_share": 1.0 / args.players, "games": stats.games, "mean_score": stats.mean_score}
     print("\n\n".join(tables))
     (run_dir / "tournament.json").write_text(json.dumps(summary, indent=2))

@@ -19,8 +19,9 @@ from .config import MAX_PLAYERS, MIN_PLAYERS, Rules
 from .core import KeineAhnungCore
 from .observation import OBSERVATION_VERSION, ObservationLayout, observation_string
 from .privileged import privileged_features, privileged_size
-from .render import render_table
+from .render import describe_move, render_table
 from .scoring import standings_key
+from .search import SEARCH
 
 NAME = "keine_ahnung_v0"
 ACTION_NAMES = tuple(action_name(a) for a in range(NUM_ACTIONS))
@@ -56,9 +57,10 @@ def _calls_after(core, token) -> np.ndarray:
 EPISODE_STATS = EpisodeStats(
     counters=("calls", "call_successes"), before_step=_calls_before, after_step=_calls_after,
     finals=("trophies",), final=lambda core: np.asarray(core.trophy_count, np.int64)[:, :, None],
-    columns=(StatColumn("mean_trophies", "troph", "trophies"),
-             StatColumn("calls_per_game", "calls/g", "calls"),
-             StatColumn("call_success_rate", "call ok%", "call_successes", "calls", percent=True)))
+    columns=(StatColumn("mean_trophies", "troph", "trophies", long_header="mean trophies"),
+             StatColumn("calls_per_game", "calls/g", "calls", long_header="calls/game"),
+             StatColumn("call_success_rate", "call ok%", "call_successes", "calls", percent=True,
+                        long_header="call success %")))
 """Calls of "Nothing fits anymore!", the calls that won a trophy, and trophies held at the end."""
 
 
@@ -95,9 +97,13 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
         render=lambda core, b, reveal_all: render_table(core, b, reveal_all=reveal_all),
         observation_string=lambda obs: observation_string(np.asarray(obs, np.float32), layout, tables),
         rules=variant.options(),
+        policy_neutral_rules=("reward", "max_turns"),
         episode_stats=EPISODE_STATS,
         feature_sets=_feature_sets(),
+        default_features="hints",
         privileged_size=privileged_size(variant.num_players),
         privileged=privileged_features,
         agents=AGENTS,
+        describe_move=describe_move,
+        search=SEARCH,
     )
