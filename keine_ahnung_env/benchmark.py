@@ -7,11 +7,11 @@
 Sections (``--sections``, comma-separated; default all):
 
 * ``core``: the batched engine (``KeineAhnungCore``) playing random legal moves, drawn in batch with
-  ``agents.base.sample_masked``, games dealt again as soon as they end. For each player count and
-  batch size: decisions per second end to end, the engine's own rate (``step`` + legal-mask update
-  + re-deals, the sampler's time taken out; the observation is not built, as the vector env builds
-  it lazily), the end-to-end rate when every step also builds the observation of the seat to act,
-  and bytes of state per game. The scalar reference engine (``reference.py``) and the core at
+  ``keine_ahnung_env.sampling.sample_masked``, games dealt again as soon as they end. For each player
+  count and batch size: decisions per second end to end, the engine's own rate (``step`` + legal-mask
+  update + re-deals, the sampler's time taken out; the observation is not built, as the vector env
+  builds it lazily), the end-to-end rate when every step also builds the observation of the seat to
+  act, and bytes of state per game. The scalar reference engine (``reference.py``) and the core at
   batch 1, both driven the same scalar way, give the "batch 1" comparison; OpenSpiel's hanabi
   (when installed) is measured in the same run for the batch ratio.
 * ``aec``: the PettingZoo AEC env ``keine_ahnung_v0.env()`` stepped by the plain agent loop of the
@@ -21,9 +21,9 @@ Sections (``--sections``, comma-separated; default all):
   ratios to each; then the loop's own ceiling: a do-nothing env through the same classic wrappers
   (no wrapped env can beat it) and bare, and the unwrapped ``raw_env`` s side by side.
 * ``sb3``: ``keine_ahnung_v0.sb3_vec_env`` (opponents act in batch) against SB3's ``DummyVecEnv`` of
-  ``solo_env`` s, both with heuristic opponents (``agents.make("greedy")``) and the learner's masks
-  fetched as MaskablePPO does; then the environment's share of the wall time of a short
-  ``MaskablePPO`` run on the batched env.
+  ``solo_env`` s, both with heuristic opponents (the game's ``greedy``, built from its spec) and the
+  learner's masks fetched as MaskablePPO does; then the environment's share of the wall time of a
+  short ``MaskablePPO`` run on the batched env.
 * ``profile``: ``cProfile`` of the batched step (4 players): where its time goes.
 
 Figures are medians over repeats; every ratio compares figures of the same run. Peers are optional
@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import importlib
 import json
 import os
 import platform
@@ -49,6 +50,9 @@ import tracemalloc
 from typing import Any, Callable
 
 import numpy as np
+
+from .game_spec import GameSpec
+from .sampling import sample_masked
 
 SECTIONS = ("core", "aec", "sb3", "profile")
 FULL_BATCHES = (1, 64, 1024, 4096, 16384)
@@ -119,6 +123,19 @@ def machine_info() -> dict[str, Any]:
     return info
 
 
+def game_agent(spec: GameSpec, name: str) -> Callable[..., Any]:
+    """The constructor of the heuristic agent ``name`` that the game declares (``GameSpec.agents``),
+    called as ``factory(seed=seed)``. (The environment package does not import the ``agents``
+    package, so the benchmark builds a game's own agents from its spec.)"""
+    if name not in spec.agents:
+        raise ValueError(f"{spec.name} has no agent {name!r}; its agents: {', '.join(spec.agents) or 'none'}")
+    factory = spec.agents[name].factory
+    if isinstance(factory, str):
+        module, attribute = factory.split(":")
+        factory = getattr(importlib.import_module(module), attribute)
+    return factory
+
+
 def timed_repeats(run_once: Callable[[], tuple[float, float, dict]], repeats: int) -> list[tuple[float, float, dict]]:
     """Calls ``run_once`` (returning ``(count, seconds, extra)``) ``repeats`` times, collecting garbage
     first so that a collection does not land in one repeat."""
@@ -165,8 +182,6 @@ def _warm(core, rng, sample, cfg: Config) -> None:
 
 def measure_core(num_players: int, batch: int, cfg: Config, observe: bool = False) -> dict[str, Any]:
     """Random legal play on a batched core: end-to-end, engine-only and CPU-time rates."""
-    from agents.base import sample_masked
-
     from .games.keine_ahnung import KeineAhnungCore, Rules
 
     core = KeineAhnungCore(batch, Rules.make(num_players), seed=cfg.seed)
@@ -552,17 +567,13 @@ def section_sb3(cfg: Config) -> dict[str, Any]:
         make_vec, make_solo = keine_ahnung_v0.sb3_vec_env, keine_ahnung_v0.solo_env
     except Exception as exc:
         return {"available": False, "reason": _missing("sb3_vec_env / solo_env", exc)}
-    import agents
-    from agents.base import RandomAgent, sample_masked
+    p, n = 4, cfg.sb3_envs
+    greedy = game_agent(keine_ahnung_v0.game_spec(p), "greedy")
 
     def opponent(seed: int):
-        try:
-            return agents.make("greedy", game="keine_ahnung_v0", seed=seed)
-        except Exception:
-            return RandomAgent(seed=seed)
+        return greedy(seed=seed)
 
     opponent_name = getattr(opponent(0), "name", "greedy")
-    p, n = 4, cfg.sb3_envs
 
     def rate(venv, seed: int) -> float:
         pick = np.random.default_rng(seed)
@@ -622,8 +633,6 @@ def _training_share(make_vec, opponent, p: int, n: int, cfg: Config) -> dict[str
 
 def section_profile(cfg: Config, top: int = 14) -> dict[str, Any]:
     """cProfile of random-play steps of the batched core: the top functions by own time."""
-    from agents.base import sample_masked
-
     from .games.keine_ahnung import KeineAhnungCore, Rules
 
     batch = 1024 if cfg.quick else 4096

@@ -1,4 +1,9 @@
-"""A random game of Keine Ahnung printed turn by turn: ``python -m keine_ahnung_env.demo``."""
+"""A random game of Keine Ahnung printed turn by turn: ``python -m keine_ahnung_env.demo``.
+
+``--env`` plays any registered game the same way; the demo reads it only through its ``GameSpec``
+(the table from ``render``, move names from ``action_names``, the game's own statistics from
+``episode_stats``).
+"""
 
 from __future__ import annotations
 
@@ -6,38 +11,62 @@ import argparse
 
 import numpy as np
 
-from agents.base import RandomAgent
-from keine_ahnung_env import keine_ahnung_v0
-from keine_ahnung_env.games.keine_ahnung.actions import action_name
-from keine_ahnung_env.games.keine_ahnung.render import render_table
+from . import registry
+from .sampling import sample_masked
+from .vector import VectorEnv
+
+
+class RandomPlayer:
+    """Uniform over the legal actions (the environment package does not import the ``agents``
+    package; this draws exactly as its ``RandomAgent`` does)."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        return sample_masked(self.rng, action_mask)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Plays one game with random agents and prints every decision, the table each turn, a summary."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--players", type=int, default=4, help="2-5")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--env", default="keine_ahnung_v0", help=f"the game: {', '.join(registry.games())}")
+    parser.add_argument("--players", type=int, default=None, help="players (default: the game's default; 2-5 for "
+                                                                   "keine_ahnung_v0, default 4)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--reveal-all", action="store_true", help="show face-down cards too")
     args = parser.parse_args(argv)
-    env = keine_ahnung_v0.vector_env(1, num_players=args.players, seed=args.seed, autoreset=False)
-    agent = RandomAgent(seed=args.seed)
+    try:
+        spec = registry.game_spec(args.env, args.players)
+    except ValueError as exc:
+        parser.error(str(exc))
+    env = VectorEnv(spec, 1, args.seed, autoreset=False)
+    core = env.core
+    stats = spec.episode_stats
+    totals = np.zeros(len(stats.counters) if stats is not None else 0, np.int64)
+    agent = RandomPlayer(seed=args.seed)
     result = env.reset()
     turn = -1
-    decisions = calls = 0
+    decisions = 0
     while not (result.terminated[0] or result.truncated[0]):
-        if env.core.turn[0] != turn:
-            turn = int(env.core.turn[0])
-            print(f"\n{render_table(env.core, 0, reveal_all=args.reveal_all)}")
+        if core.turn[0] != turn:
+            turn = int(core.turn[0])
+            print(f"\n{spec.render(core, 0, args.reveal_all)}")
         action = agent.act(result.observation, result.action_mask)
         seat = int(result.current_player[0])
-        print(f"  seat {seat}: {action_name(int(action[0]))}")
-        calls += int(action[0]) == 6
+        print(f"  seat {seat}: {spec.action_name(int(action[0]))}")
         decisions += 1
+        token = stats.before_step(core, action, np.ones(1, bool)) if stats is not None else None
         result = env.step(action)
-    print(f"\n{render_table(env.core, 0, reveal_all=True)}")
+        if stats is not None:
+            totals += stats.after_step(core, token)[0].sum(axis=0)
+    print(f"\n{spec.render(core, 0, True)}")
     scores = result.scores[0]
     winners = np.flatnonzero(result.rewards[0] == result.rewards[0].max()).tolist()
-    print(f"\nSummary: {turn + 1} turns, {decisions} decisions, {calls} calls; scores {scores.tolist()}; "
+    counted = "".join(f", {int(total)} {name}" for name, total in zip(stats.counters if stats else (), totals))
+    print(f"\nSummary: {turn + 1} turns, {decisions} decisions{counted}; scores {scores.tolist()}; "
           f"winner(s): seat {', '.join(map(str, winners))}; rewards "
           + " ".join(f"{r:+.3f}" for r in result.rewards[0]))
 

@@ -65,17 +65,3 @@ def _binomial_tails(p: float, k: int, n: int) -> tuple[float, float]:
               + x * log(p) + (n - x) * np.log1p(-p))
     pmf = np.exp(logpmf)
     return float(pmf[: k + 1].sum()), float(pmf[k:].sum())
-
-
-def wilson_interval(successes: np.ndarray | int, trials: np.ndarray | int, z: float = 1.959963984540054
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """The Wilson score interval of a binomial proportion (default 95%): ``(low, high)``; (nan, nan)
-    for zero trials."""
-    k = np.asarray(successes, np.float64)
-    n = np.asarray(trials, np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        phat = k / n
-        denom = 1 + z * z / n
-        centre = (phat + z * z / (2 * n)) / denom
-        half = z * np.sqrt(phat * (1 - phat) / n + z * z / (4 * n * n)) / denom
-    return centre - half, centre + half

@@ -165,7 +165,7 @@ def seat_stats(result, agent_index: int = 0) -> dict:
     seat_agent = np.asarray(result.lineups)[result.game_lineup]
     scores = result.game_scores[seat_agent == agent_index]
     m, lo, hi = mean_interval(scores)
-    clo, chi = risk.wilson_interval(a.call_successes, a.call_attempts)
+    clo, chi = risk.wilson_interval(a.call_successes, a.calls)
     wlo, whi = a.win_interval
     return {"name": a.name, "games": a.games, "win_rate": a.win_rate, "win_low": wlo, "win_high": whi,
             "score": m, "score_low": lo, "score_high": hi, "calls_per_game": a.calls_per_game,

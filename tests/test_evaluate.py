@@ -58,7 +58,16 @@ def test_statistics_add_up_and_ratings_order_the_agents():
     assert sum(a.wins for a in result.agents) == pytest.approx(result.games)  # shared wins are split
     assert sum(a.games for a in result.agents) == 2 * result.games
     for a in result.agents:
-        assert 0 <= a.call_successes <= a.call_attempts
+        assert 0 <= a.call_successes <= a.calls
+        # The game's own statistics: totals and the spec's columns, read as attributes too.
+        assert set(a.totals) == {"calls", "call_successes", "trophies"} and a.totals["calls"] == a.calls
+        assert a.calls_per_game == a.calls / a.games and a.mean_trophies == a.trophies / a.games
+        if a.calls:
+            assert a.call_success_rate == a.call_successes / a.calls
+        else:
+            assert np.isnan(a.call_success_rate)
+        with pytest.raises(AttributeError, match="statistics are: calls, call_successes, trophies"):
+            a.call_attempts
         low, high = a.win_interval
         assert 0 <= low <= a.win_rate <= high <= 1
     greedy, random, always = result.agents
@@ -73,11 +82,11 @@ def test_statistics_add_up_and_ratings_order_the_agents():
 
 def test_tournament_input_errors():
     greedy = agents.make("greedy")
-    with pytest.raises(ValueError, match="players=6; allowed: integers 2-5"):
+    with pytest.raises(ValueError, match="players=6 for keine_ahnung_v0; allowed: integers 2-5"):
         play_tournament([greedy], num_players=6, games=4)
     with pytest.raises(ValueError, match="games=0"):
         play_tournament([greedy], num_players=2, games=0)
-    with pytest.raises(ValueError, match="env='chess'"):
+    with pytest.raises(ValueError, match="env='chess'; allowed: .*keine_ahnung_v0"):
         play_tournament([greedy], num_players=2, games=2, env="chess")
     with pytest.raises(ValueError, match="memory"):
         play_tournament([greedy], num_players=2, games=2, memory="total")
@@ -101,8 +110,8 @@ def test_evaluate_command_writes_json_and_png(tmp_path, capsys):
     assert data["players"] == 3 and data["games"] == 12 and data["rules"]["memory"] == "none"
     assert [a["name"] for a in data["agents"]] == ["random", "greedy", "risk_caller:0.6", "counter"]
     for a in data["agents"]:
-        assert {"win_rate", "win_rate_ci95", "mean_score", "mean_trophies", "call_attempts", "call_success_rate",
-                "mu", "sigma", "ordinal"} <= set(a)
+        assert {"win_rate", "win_rate_ci95", "mean_score", "mean_trophies", "calls", "call_successes", "trophies",
+                "calls_per_game", "call_success_rate", "mu", "sigma", "ordinal"} <= set(a)
     assert data["command"].startswith("python -m training.evaluate")
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out_png.stat().st_size > 5000
 
@@ -132,3 +141,67 @@ def test_same_agent_object_in_several_seats():
     names = [a.name for a in result.agents]
     assert names == ["counter", "greedy", "greedy#2", "greedy#3"]
     assert Counter(a.games for a in result.agents) == Counter({8: 4})
+
+
+def _stripped_game(name: str):
+    """A registered copy of Keine Ahnung that declares no statistics, move texts or agents of its own:
+    what the game-independent layers must cope with for any game."""
+    import dataclasses
+
+    from keine_ahnung_env import registry
+
+    def make_spec(num_players, **rules):
+        spec = registry.game_spec("keine_ahnung_v0", num_players, **rules)
+        return dataclasses.replace(spec, name=name, episode_stats=None, describe_move=None, search=None, agents={})
+
+    return registry.register_game(registry.GameEntry(name, make_spec, 2, 3, 2))
+
+
+def test_tournament_and_evaluate_read_only_the_spec_of_any_registered_game(capsys):
+    from keine_ahnung_env import registry
+
+    _stripped_game("plain_v0")
+    try:
+        result = play_tournament([FirstLegal("a"), agents.make("random", game="plain_v0", seed=1)], num_players=2,
+                                 games=6, seed=5, env="plain_v0")
+        same = play_tournament([FirstLegal("a"), agents.make("random", seed=1)], num_players=2, games=6, seed=5)
+        np.testing.assert_array_equal(result.game_scores, same.game_scores)  # the same engine, the same deals
+        assert result.env == "plain_v0" and result.columns == ()
+        assert all(a.totals == {} for a in result.agents)
+        data = result.to_dict()["agents"][0]
+        assert "calls" not in data and "mean_trophies" not in data and data["games"] == 6
+        assert "troph" not in result.table() and "calls" not in result.markdown()
+        assert result.markdown().splitlines()[0].count("|") == 9
+        with pytest.raises(ValueError, match="players=4 for plain_v0; allowed: integers 2-3"):
+            play_tournament([FirstLegal("a")], num_players=4, games=2, env="plain_v0")
+        # Default players and agents come from the game: its default table, random (it has no own agents).
+        evaluate.main(["--env", "plain_v0", "--games", "2", "--no-progress"])
+        printed = capsys.readouterr().out
+        assert printed.startswith("plain_v0, 2 players") and "random" in printed
+        with pytest.raises(SystemExit):
+            evaluate.main(["--env", "plain_v0", "--agents", "greedy", "--games", "2"])
+        assert "unknown agent 'greedy' for plain_v0" in capsys.readouterr().err
+    finally:
+        registry.unregister_game("plain_v0")
+
+
+def test_play_any_registered_game_names_moves_without_a_describer():
+    import io
+
+    from keine_ahnung_env import registry
+    from training import play
+
+    _stripped_game("plain_v0")
+    try:
+        out = io.StringIO()
+        lines = iter(["0"] * 400)
+        result = play.play(play.Args(env="plain_v0", opponents="random", seed=2), read=lambda: next(lines), out=out)
+        text = out.getvalue()
+        assert not result["quit"] and "Game over. Scores:" in text
+        assert "seat 1 (random): REVEAL_" in text and "(fits)" not in text  # the action's name only
+        with pytest.raises(ValueError, match=r"--opponents names 3 agents; allowed: 1-2 \(2-3 players\)"):
+            play.play(play.Args(env="plain_v0", opponents="random,random,random"), read=lambda: "q", out=out)
+        with pytest.raises(ValueError, match="--env 'chess'; allowed: .*plain_v0"):
+            play.play(play.Args(env="chess"), read=lambda: "q", out=out)
+    finally:
+        registry.unregister_game("plain_v0")

@@ -1,4 +1,5 @@
-"""The determinized roll-out planner (training/search.py) and the core's state branching."""
+"""The determinized roll-out planner (training/search.py), Keine Ahnung's search hooks
+(keine_ahnung_env/games/keine_ahnung/search.py) and the core's state branching."""
 
 import json
 
@@ -11,6 +12,7 @@ from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, Rules
 from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL
 from keine_ahnung_env.games.keine_ahnung.core import LOC_DRAW, LOC_LAYOUT
 from keine_ahnung_env.games.keine_ahnung.scripted import load_named
+from keine_ahnung_env.games.keine_ahnung.search import candidate_moves, determinize
 from training import search
 
 
@@ -50,7 +52,7 @@ def test_determinize_keeps_what_the_seat_sees_and_redeals_what_it_cannot():
     for g in np.flatnonzero(~core.done)[:4]:
         g = int(g)
         seat = int(core.current[g])
-        state = search.determinize(core, g, 16, np.random.default_rng(g))
+        state = determinize(core, g, 16, np.random.default_rng(g))
         copies = KeineAhnungCore.from_state_arrays(core.rules, state, seeds=range(16))
         seen = core.observe(seat, games=np.array([g]))
         np.testing.assert_array_equal(copies.observe(seat), np.repeat(seen, 16, axis=0))
@@ -87,12 +89,12 @@ def test_determinize_cannot_tell_where_hidden_cards_lie():
     # ... and in the values of the trophies still face down.
     tp = int(twin.trophy_pos[0])
     twin.trophy_order[0, tp:] = twin.trophy_order[0, tp:][::-1].copy()
-    one = search.determinize(core, g, 8, np.random.default_rng(5))
-    two = search.determinize(twin, 0, 8, np.random.default_rng(5))
+    one = determinize(core, g, 8, np.random.default_rng(5))
+    two = determinize(twin, 0, 8, np.random.default_rng(5))
     for name in one:
         np.testing.assert_array_equal(one[name], two[name], err_msg=name)
     with pytest.raises(ValueError, match="memory='perfect'"):
-        search.determinize(KeineAhnungCore(1, Rules.make(2, memory="none")), 0, 2, np.random.default_rng(0))
+        determinize(KeineAhnungCore(1, Rules.make(2, memory="none")), 0, 2, np.random.default_rng(0))
 
 
 def test_candidate_moves_group_moves_with_the_same_effect():
@@ -101,13 +103,13 @@ def test_candidate_moves_group_moves_with_the_same_effect():
                      known=["red 2", "blue 6"], start_turn=False)
     assert ids
     # red 2 fits red 5 (its own class), blue 6 is a known misfit, green 3 and grey 1 are alike.
-    moves, default = search.candidate_moves(core, 0, default=3)
+    moves, default = candidate_moves(core, 0, default=3)
     assert sorted(moves) == [0, 1, 3] and moves[default] == 3
-    moves, default = search.candidate_moves(core, 0, default=2)
+    moves, default = candidate_moves(core, 0, default=2)
     assert sorted(moves) == [0, 1, 2] and moves[default] == 2
     load_named(core, layouts=[["red 2", "blue 6", "green 3"], ["grey 4"]], piles=[["red 5"]], known=["red 2"],
                start_turn=False)
-    moves, default = search.candidate_moves(core, 0, default=ACTION_CALL)
+    moves, default = candidate_moves(core, 0, default=ACTION_CALL)
     assert sorted(moves) == [0, 1, ACTION_CALL] and moves[default] == ACTION_CALL
 
 
@@ -141,3 +143,24 @@ def test_search_command_plays_and_reports(capsys, tmp_path):
     assert "vs 2 x counter" in capsys.readouterr().out
     with pytest.raises(ValueError, match="--players"):
         search.main(["--players", "7"])
+
+
+def test_search_refuses_a_game_without_search_hooks():
+    import dataclasses
+
+    from keine_ahnung_env import registry
+
+    def no_search(num_players, **rules):
+        return dataclasses.replace(registry.game_spec("keine_ahnung_v0", num_players, **rules),
+                                   name="no_search_v0", search=None)
+
+    registry.register_game(registry.GameEntry("no_search_v0", no_search, 2, 5, 4))
+    try:
+        with pytest.raises(ValueError, match="no_search_v0 offers no search hooks.*games that offer them: .*keine_ahnung_v0"):
+            search.main(["--env", "no_search_v0", "--games", "2"])
+        with pytest.raises(ValueError, match="no_search_v0 offers no search hooks"):
+            search.RolloutPlanner(agents.make("random"), game="no_search_v0")
+    finally:
+        registry.unregister_game("no_search_v0")
+    with pytest.raises(ValueError, match="--env 'chess'; allowed: .*keine_ahnung_v0"):
+        search.main(["--env", "chess"])

@@ -5,11 +5,13 @@
         --json league.json --plot league.png
 
 Every agent sits in every seat equally often and all line-ups meet the same deals (see
-``training/tournament.py`` for the scheme and the statistics). The table shows, per agent, the win
-rate (shared wins split) with its 95% Wilson interval, mean score and trophies, CALL attempts per
-game and their success rate, and the openskill Plackett-Luce rating (mu, sigma, ordinal = mu -
+``training/tournament.py`` for the scheme and the statistics). ``--env`` takes any registered game
+(``keine_ahnung_env.registry``). The table shows, per agent, the win rate (shared wins split) with its
+95% Wilson interval, the mean score, the game's own statistics (Keine Ahnung: mean trophies, calls per
+game and their success rate) and the openskill Plackett-Luce rating (mu, sigma, ordinal = mu -
 3 sigma). ``--json`` writes the same numbers to a file, ``--plot`` a PNG. Agent specs are those of
-``agents.make`` (``name`` or ``name:arg``; ``ppo:path/to/checkpoint.zip`` for a trained policy).
+``agents.make`` for the game (``name`` or ``name:arg``; ``ppo:path/to/checkpoint.zip`` for a trained
+policy); without ``--agents`` the league is ``random`` and the game's own heuristic agents.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from .tournament import ENVS, TournamentResult, play_tournament, unique_names
+from keine_ahnung_env import registry
+
+from .tournament import DEFAULT_ENV, TournamentResult, play_tournament, unique_names
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,10 +32,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m training.evaluate", description=__doc__.split("\n\n")[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--env", default="keine_ahnung_v0", help=f"game: {', '.join(ENVS)}")
-    parser.add_argument("--players", default="4", help="players per game, 2-5")
-    parser.add_argument("--agents", default="random,never_call,always_call,greedy,risk_caller:0.6,counter",
-                        help="comma-separated agent specs (agents.make names, e.g. risk_caller:0.6, ppo:PATH)")
+    parser.add_argument("--env", default=DEFAULT_ENV, help=f"game: {', '.join(registry.games())}")
+    parser.add_argument("--players", default=None,
+                        help="players per game, in the game's range; None: the game's default (4 for keine_ahnung_v0)")
+    parser.add_argument("--agents", default=None,
+                        help="comma-separated agent specs (agents.make names, e.g. risk_caller:0.6, ppo:PATH); "
+                             "None: random and the game's own heuristic agents")
     parser.add_argument("--games", default="2000", help="games to play (rounded up to whole deals)")
     parser.add_argument("--seed", default="0", help="seed of the deals")
     parser.add_argument("--batch-size", default="1024", help="games stepped together")
@@ -60,16 +66,22 @@ def run(argv: Sequence[str] | None = None) -> TournamentResult:
     Raises ValueError (naming the bad value and what is allowed) for bad arguments.
     """
     import agents
+
     from .cli import parse_rules
 
     args = build_parser().parse_args(argv)
-    if args.env not in ENVS:
-        raise ValueError(f"--env {args.env!r}; allowed: {', '.join(ENVS)}")
-    players = _int(args.players, "--players", "an integer 2-5", 2, 5)
+    try:
+        game = registry.game(args.env)
+    except ValueError:
+        raise ValueError(f"--env {args.env!r}; allowed: {', '.join(registry.games())}") from None
+    players = _int(str(game.default_players) if args.players is None else args.players, "--players",
+                   f"an integer {game.min_players}-{game.max_players}", game.min_players, game.max_players)
     games = _int(args.games, "--games", "a positive integer", 1)
     seed = _int(args.seed, "--seed", "a non-negative integer", 0)
     batch_size = _int(args.batch_size, "--batch-size", "a positive integer", 1)
     rules = parse_rules(args.rules)
+    if args.agents is None:
+        args.agents = ",".join(["random", *game.spec(players, **rules).agents])
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     if not specs:
         raise ValueError(f"--agents {args.agents!r}; allowed: comma-separated agent specs, e.g. random,greedy; "

@@ -3,24 +3,25 @@
     python -m training.search --players 4 --games 2000 --playouts 48 --trophies-left 4 --seed 0
 
 A :class:`RolloutPlanner` plays one seat (rotating between games) against ``players - 1`` copies of
-the roll-out agent (default ``counter``). At each of its decisions while at most ``--trophies-left``
-trophies are left it
+the roll-out agent (default ``counter``). At each of its decisions in the end game (at most
+``--trophies-left`` trophies left in Keine Ahnung; the game's ``SearchHooks.remaining``) it
 
-1. lists the distinct moves (:func:`candidate_moves`): call, reveal an unknown card (they are alike),
-   each known fitting card, one known misfit (a safe way to end the turn), a known prize, or each
-   pile for a placement;
-2. deals ``--playouts`` determinizations (:func:`determinize`): the cards the seat cannot see (the
-   draw pile and the face-down cards nobody has seen since the last shuffle) dealt again at random,
-   the trophy values it cannot see (the face-down pile and opponents' trophies) shuffled; every
-   candidate meets the same determinizations (common random numbers);
+1. lists the distinct moves (``SearchHooks.candidate_moves``; Keine Ahnung: call, reveal an unknown
+   card (they are alike), each known fitting card, one known misfit (a safe way to end the turn), a
+   known prize, or each pile for a placement);
+2. deals ``--playouts`` determinizations (``SearchHooks.determinize``): what the seat cannot see
+   drawn again at random (Keine Ahnung: the draw pile and the face-down cards nobody has seen since
+   the last shuffle dealt again, the trophy values it cannot see shuffled); every candidate meets
+   the same determinizations (common random numbers);
 3. plays each candidate, then the roll-out agent in every seat to the end of the game;
 4. takes a candidate instead of the roll-out agent's own move only when its mean win share is higher
    by more than ``--margin`` standard errors of the paired difference.
 
-Nobody at the table sees a face-down card (not even its owner), so a determinization is a fair draw
-from what the deciding seat knows; the planner reads the engine only through such copies. It is a
-research tool (one-step policy improvement, Bertsekas' "rollout"), not an ``act(observation, mask)``
-agent: it needs the engine's state to branch. Its figure against ``counter`` is in the README.
+The planner reads the engine only through such copies. It works for every game whose ``GameSpec``
+offers ``search`` hooks (Keine Ahnung's: ``keine_ahnung_env/games/keine_ahnung/search.py``); other
+games are refused with an error naming those that do. It is a research tool (one-step policy
+improvement, Bertsekas' "rollout"), not an ``act(observation, mask)`` agent: it needs the engine's
+state to branch. Its figure against ``counter`` is in ``docs/keine_ahnung.md``.
 """
 
 from __future__ import annotations
@@ -33,18 +34,24 @@ from typing import Sequence
 
 import numpy as np
 
-from keine_ahnung_env.games.keine_ahnung import scoring
+from keine_ahnung_env import registry
+from keine_ahnung_env.game_spec import GameSpec, SearchHooks
+from keine_ahnung_env.stats import proportion_interval
 
 from .cli import parse_dataclass, parse_rules
-from .tournament import wilson_interval
+
+DEFAULT_ENV = "keine_ahnung_v0"
 
 
 @dataclasses.dataclass
 class Args:
     """Play a determinized roll-out planner against copies of a heuristic and print its win share."""
 
+    env: str = DEFAULT_ENV
+    """the game (one whose spec offers search hooks: keine_ahnung_v0)"""
     players: int = 4
-    """number of players, 2-5; the planner takes one seat, rotating between games"""
+    """number of players, in the game's range (2-5 for keine_ahnung_v0); the planner takes one seat, rotating
+    between games"""
     games: int = 400
     """games to play"""
     rollout_agent: str = "counter"
@@ -52,7 +59,8 @@ class Args:
     playouts: int = 48
     """determinizations per decision (each candidate move is played in all of them)"""
     trophies_left: int = 4
-    """search only while at most this many trophies are left (the end game; 12 = the whole game)"""
+    """search only while at most this many trophies are left (the end game; 12 = the whole game): the
+    game's ``SearchHooks.remaining``"""
     margin: float = 1.0
     """standard errors of the paired difference a move needs over the roll-out agent's own move"""
     batch_size: int = 128
@@ -65,85 +73,21 @@ class Args:
     """also write the summary and every game's win share to this JSON file"""
 
 
-def determinize(core, game: int, copies: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    """``copies`` versions of ``game``'s position (``core.state_arrays`` form) as the seat to act may
-    imagine it: the draw pile and the face-down cards nobody has seen dealt again at random among
-    their places, the trophy values that seat has not seen (face-down pile, opponents' trophies)
-    shuffled, and the opponents' trophy points recomputed. What the seat sees is unchanged."""
-    from keine_ahnung_env.games.keine_ahnung.core import LOC_DRAW, LOC_LAYOUT
-
-    if core.rules.memory != "perfect":
-        raise ValueError("determinize needs memory='perfect' (with memory='none' a seat forgets cards it saw, "
-                         "which this re-deal does not model)")
-    state = core.state_arrays(np.repeat(game, copies))
-    rows = np.arange(copies)[:, None]
-    draw_idx = np.arange(int(core.draw_pos[game]), int(core.draw_len[game]))
-    layout, known = core.layout[game], core.card_known[game]
-    seats, slots = np.nonzero((layout >= 0) & ~known[np.maximum(layout, 0)])
-    # Sorted first, so that the copies depend on which cards are hidden, never on where they lie.
-    hidden = np.sort(np.concatenate([core.draw_cards[game, draw_idx], layout[seats, slots]]).astype(np.intp))
-    if hidden.size:
-        dealt = hidden[np.argsort(rng.random((copies, hidden.size)), axis=1)]
-        to_draw, to_layout = dealt[:, : draw_idx.size], dealt[:, draw_idx.size :]
-        state["draw_cards"][:, draw_idx] = to_draw
-        state["card_loc"][rows, to_draw] = LOC_DRAW
-        state["card_where"][rows, to_draw] = 0
-        state["layout"][:, seats, slots] = to_layout
-        state["card_loc"][rows, to_layout] = LOC_LAYOUT
-        state["card_where"][rows, to_layout] = seats[None, :]
-    seat = int(core.current[game])
-    owner = core.trophy_owner[game]
-    unseen = np.flatnonzero(owner != seat)
-    if unseen.size > 1:
-        values = np.sort(state["trophy_order"][:, unseen], axis=1)
-        state["trophy_order"][:, unseen] = np.take_along_axis(values, np.argsort(rng.random(values.shape), axis=1), 1)
-        won = owner[None, :, None] == np.arange(core.num_players)[None, None, :]  # [1, T, P]
-        state["trophy_points"][:] = (state["trophy_order"][:, :, None] * won).sum(axis=1)
-    return state
+def search_hooks(game: str | GameSpec) -> SearchHooks:
+    """The search hooks of ``game`` (a registered name or a spec); ValueError names the games that
+    offer them (and, for an unknown name, the registered games)."""
+    spec = game if isinstance(game, GameSpec) else registry.game_spec(game)
+    if spec.search is None:
+        able = [name for name in registry.games() if registry.game_spec(name).search is not None]
+        raise ValueError(f"{spec.name} offers no search hooks (GameSpec.search), so the roll-out planner cannot "
+                         f"play it; games that offer them: {', '.join(able) or 'none'}")
+    return spec.search
 
 
-def candidate_moves(core, game: int, default: int) -> tuple[list[int], int]:
-    """The distinct moves of the seat to act in ``game`` (one representative per class of moves with
-    the same effect) and the index of ``default``'s class among them (``default`` itself is the
-    representative of its class)."""
-    from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL, Phase
-    from keine_ahnung_env.games.keine_ahnung.config import SLOTS
-
-    legal = np.flatnonzero(core.legal_mask[game]).tolist()
-    if int(core.phase[game]) != Phase.MAIN:
-        return legal, legal.index(default)
-    seat = int(core.current[game])
-    tops = core.top_count[game] > 0
-    classes: dict[object, list[int]] = {}
-    for action in legal:
-        if action == ACTION_CALL:
-            key: object = "call"
-        else:
-            card = int(core.layout[game, seat, action])
-            if not core.card_known[game, card]:
-                key = "unknown"
-            elif core._is_prize[card]:
-                key = "prize"
-            elif (core._fits[core._face_of[card]] & tops).any():
-                key = ("fit", action)
-            else:
-                key = "misfit"
-        classes.setdefault(key, []).append(action)
-    moves, default_index = [], -1
-    for members in classes.values():
-        if default in members:
-            default_index = len(moves)
-            moves.append(default)
-        else:
-            moves.append(members[0])
-    assert default_index >= 0 and all(m < SLOTS or m == ACTION_CALL for m in moves)
-    return moves, default_index
-
-
-def win_shares(scores: np.ndarray, holdings: np.ndarray, seats: np.ndarray, truncated: np.ndarray) -> np.ndarray:
+def win_shares(spec: GameSpec, core, seats: np.ndarray) -> np.ndarray:
     """[B] the given seats' shares of the win (ties split; a truncated game counts 1/P)."""
-    share = scoring.win_shares(scores, holdings)[np.arange(len(seats)), seats]
-    return np.where(truncated, 1.0 / scores.shape[1], share)
+    share = np.asarray(spec.win_shares(core))[np.arange(len(seats)), seats]
+    return np.where(np.asarray(core.truncated), 1.0 / spec.num_players, share)
 
 
 def play_out(core, agent) -> None:
@@ -160,9 +104,14 @@ def play_out(core, agent) -> None:
 class RolloutPlanner:
     """One-step improvement of a roll-out agent by determinized roll-outs (module docstring)."""
 
-    def __init__(self, rollout_agent, playouts: int = 48, margin: float = 1.0, trophies_left: int = 4, seed: int = 0):
+    def __init__(self, rollout_agent, playouts: int = 48, margin: float = 1.0, trophies_left: int = 4, seed: int = 0,
+                 game: str | GameSpec = DEFAULT_ENV):
         """``rollout_agent``: a batched agent playing every seat of the roll-outs; ``playouts``: at
-        least 2; ``margin``: a non-negative number; ``trophies_left``: a non-negative integer."""
+        least 2; ``margin``: a non-negative number; ``trophies_left``: a non-negative integer (the
+        planner searches where the game's ``SearchHooks.remaining`` is at most this); ``game``: a
+        registered game offering search hooks, or the spec of the variant played (a name reads the
+        results of a core with the spec of its player count and default rules)."""
+        self.hooks = search_hooks(game)
         if isinstance(playouts, bool) or not isinstance(playouts, (int, np.integer)) or playouts < 2:
             raise ValueError(f"playouts={playouts!r}; allowed: an integer >= 2")
         if isinstance(trophies_left, bool) or not isinstance(trophies_left, (int, np.integer)) or trophies_left < 0:
@@ -178,19 +127,32 @@ class RolloutPlanner:
         self.changed = 0
         self.standard_errors: list[float] = []
         """Standard error of every paired difference (a move against the default) judged so far."""
+        self.game = game
+        self._specs: dict[int, GameSpec] = {}
+
+    @property
+    def game_name(self) -> str:
+        """The registered name of the game the planner plays."""
+        return self.game.name if isinstance(self.game, GameSpec) else self.game
+
+    def spec_for(self, core) -> GameSpec:
+        """The spec that reads the results of ``core``'s games (see ``game`` in ``__init__``)."""
+        if isinstance(self.game, GameSpec):
+            return self.game
+        if core.num_players not in self._specs:
+            self._specs[core.num_players] = registry.game_spec(self.game, core.num_players)
+        return self._specs[core.num_players]
 
     def improve(self, core, games: Sequence[int], default: np.ndarray) -> np.ndarray:
         """The moves for ``games`` (whose seats to act the planner plays): ``default[i]`` (the roll-out
         agent's move in ``games[i]``) unless the search finds a better one."""
-        from keine_ahnung_env.games.keine_ahnung.core import KeineAhnungCore
-
+        hooks = self.hooks
         chosen = np.array(default, np.int64, copy=True)
-        total = core.tables.num_trophies
         plans = []
         for i, g in enumerate(games):
-            if total - int(core.trophy_pos[g]) > self.trophies_left:
+            if hooks.remaining(core, int(g)) > self.trophies_left:
                 continue
-            moves, base = candidate_moves(core, int(g), int(default[i]))
+            moves, base = hooks.candidate_moves(core, int(g), int(default[i]))
             if len(moves) > 1:
                 plans.append((i, int(g), moves, base))
         if not plans:
@@ -198,20 +160,19 @@ class RolloutPlanner:
         M = self.playouts
         parts, seeds, first, seats = [], [], [], []
         for _, g, moves, _ in plans:
-            state = determinize(core, g, M, self.rng)
+            state = hooks.determinize(core, g, M, self.rng)
             game_seeds = self.rng.integers(2**63, size=M)
             for move in moves:  # every move meets the same determinizations and reshuffle seeds
                 parts.append(state)
                 seeds.append(game_seeds)
                 first.append(np.full(M, move))
                 seats.append(np.full(M, int(core.current[g])))
-        arrays = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
-        sim = KeineAhnungCore.from_state_arrays(core.rules, arrays, np.concatenate(seeds))
+        sim = hooks.branch(core, parts, np.concatenate(seeds))
         sim.step(np.concatenate(first))
         if hasattr(self.rollout_agent, "reseed"):  # roll-outs follow the planner's seed alone
             self.rollout_agent.reseed(int(self.rng.integers(2**63)))
         play_out(sim, self.rollout_agent)
-        value = win_shares(sim.scores, sim.holdings, np.concatenate(seats), sim.truncated)
+        value = win_shares(self.spec_for(core), sim, np.concatenate(seats))
         at = 0
         for i, _, moves, base in plans:
             v = value[at : at + len(moves) * M].reshape(len(moves), M)
@@ -231,15 +192,14 @@ class RolloutPlanner:
 
 def play_planner(planner: RolloutPlanner, opponent, num_players: int, games: int, seed: int = 0,
                  batch_size: int = 128, rules: dict | None = None, progress=None) -> np.ndarray:
-    """Plays ``games`` games, the planner in seat ``game % num_players`` and ``opponent`` elsewhere;
-    returns the planner's win share per game (``[games]`` float)."""
-    from keine_ahnung_env.games.keine_ahnung.config import Rules
-    from keine_ahnung_env.games.keine_ahnung.core import KeineAhnungCore
-
+    """Plays ``games`` games of the planner's game (``num_players`` seats, ``rules`` options), the
+    planner in seat ``game % num_players`` and ``opponent`` elsewhere; returns the planner's win share
+    per game (``[games]`` float). Games ``start ..`` of a batch are dealt from ``seed + start``."""
+    spec = registry.game_spec(planner.game_name, num_players, **(rules or {}))
     shares = []
     for start in range(0, games, batch_size):
         n = min(batch_size, games - start)
-        core = KeineAhnungCore(n, Rules.make(num_players, **(rules or {})), seed=seed + start)
+        core = spec.make_core(n, seed + start)
         seat = (start + np.arange(n)) % num_players
         while not core.done.all():
             live = np.flatnonzero(~core.done)
@@ -249,7 +209,7 @@ def play_planner(planner: RolloutPlanner, opponent, num_players: int, games: int
             if mine.size:
                 actions[mine] = planner.improve(core, mine, actions[mine])
             core.step(actions, active=~core.done)
-        shares.append(win_shares(core.scores, core.holdings, seat, core.truncated))
+        shares.append(win_shares(spec, core, seat))
         if progress is not None:
             progress(start + n, np.concatenate(shares))
     return np.concatenate(shares)
@@ -260,15 +220,22 @@ def main(argv: list[str] | None = None) -> dict:
     import agents
 
     args = parse_dataclass(Args, argv)
-    if not 2 <= args.players <= 5:
-        raise ValueError(f"--players {args.players}; allowed: 2-5")
+    try:
+        game = registry.game(args.env)
+    except ValueError:
+        raise ValueError(f"--env {args.env!r}; allowed: {', '.join(registry.games())}") from None
+    search_hooks(args.env)  # refuses a game without search hooks, naming those with them
+    if args.players not in game.players:
+        raise ValueError(f"--players {args.players}; allowed: {game.min_players}-{game.max_players}")
     if args.games < 1 or args.batch_size < 1:
         raise ValueError("--games and --batch-size must be positive integers")
     rules = parse_rules(args.rules)
-    opponent = agents.make(args.rollout_agent, seed=args.seed + 1, num_players=args.players, rules=rules)
-    rollout = agents.make(args.rollout_agent, seed=args.seed + 2, num_players=args.players, rules=rules)
+    opponent = agents.make(args.rollout_agent, game=args.env, seed=args.seed + 1, num_players=args.players,
+                           rules=rules)
+    rollout = agents.make(args.rollout_agent, game=args.env, seed=args.seed + 2, num_players=args.players,
+                          rules=rules)
     planner = RolloutPlanner(rollout, playouts=args.playouts, margin=args.margin, trophies_left=args.trophies_left,
-                             seed=args.seed + 3)
+                             seed=args.seed + 3, game=args.env)
     started = time.time()
 
     def report(done: int, shares: np.ndarray) -> None:
@@ -277,7 +244,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     shares = play_planner(planner, opponent, args.players, args.games, seed=args.seed, batch_size=args.batch_size,
                           rules=rules, progress=report)
-    low, high = wilson_interval(float(shares.sum()), shares.size)
+    low, high = proportion_interval(float(shares.sum()), shares.size)
     summary = {"games": int(shares.size), "win_rate": float(shares.mean()), "win_interval": [low, high],
                "fair_share": 1.0 / args.players, "searches": planner.searches, "changed": planner.changed,
                "median_standard_error": float(np.median(planner.standard_errors)) if planner.standard_errors else None,

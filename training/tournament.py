@@ -14,42 +14,35 @@ Each "deal" (a game seed) is played once by every line-up, so all line-ups meet 
 the same per-game generator). ``games`` is rounded up to a whole number of deals.
 
 Statistics per agent, over its appearances: wins (a shared win counts 1/number of winners, so win
-rates add up to 1 per game), a 95% Wilson interval on the win rate, mean score and trophies, CALL
-attempts and successes (a success is the caller's trophy count going up on the CALL), and an
-openskill Plackett-Luce rating from the final ranks. Online ratings depend on the order of the
+rates add up to 1 per game; winners and ranks come from the game's ``GameSpec.standings``), a 95%
+Wilson interval on the win rate, the mean score, the game's own statistics (``GameSpec.episode_stats``;
+Keine Ahnung: calls of "Nothing fits anymore!", the calls that won a trophy, trophies held at the end),
+and an openskill Plackett-Luce rating from the final ranks. Online ratings depend on the order of the
 games, so after all games are played they are rated in several seeded random orders and mu and
 sigma averaged (reproducible, and not dominated by the last games). When an agent holds several
 seats of one game, each seat is rated as its own player from the agent's current rating and the
-agent takes the mean of the new mu and sigma. Tables list the agents by win rate. Truncated games (``max_turns``) are scored and ranked as they stood.
+agent takes the mean of the new mu and sigma. Tables list the agents by win rate. Truncated games
+(a turn limit) are scored and ranked as they stood.
+
+Any registered game (:mod:`keine_ahnung_env.registry`) can be played; the tournament reads it only
+through its :class:`~keine_ahnung_env.game_spec.GameSpec` and the batched core.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 from typing import Any, Sequence
 
 import numpy as np
 
-from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL
-from keine_ahnung_env.games.keine_ahnung.config import MAX_PLAYERS, MIN_PLAYERS
-from keine_ahnung_env.games.keine_ahnung.core import game_seed_sequences
-from keine_ahnung_env.games.keine_ahnung.scoring import standings_key, win_shares
+from keine_ahnung_env import registry
+from keine_ahnung_env.game_spec import GameSpec, StatColumn
+from keine_ahnung_env.stats import Z95  # noqa: F401  (re-exported: the 95% quantile the intervals use)
+from keine_ahnung_env.stats import proportion_interval as wilson_interval  # the name tests and notebooks use
 
-ENVS = ("keine_ahnung_v0",)
-Z95 = 1.959963984540054
-
-
-def wilson_interval(wins: float, n: float, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion ``wins / n`` (fractional wins allowed)."""
-    from keine_ahnung_env.games.keine_ahnung.risk import wilson_interval as wilson
-
-    if n <= 0:
-        return float("nan"), float("nan")
-    phat = wins / n
-    low, high = wilson(wins, n, z)
-    # Rounding must not put the interval beside its own estimate at 0 or 1.
-    return max(0.0, min(float(low), phat)), min(1.0, max(float(high), phat))
+DEFAULT_ENV = "keine_ahnung_v0"
 
 
 def lineups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
@@ -67,17 +60,23 @@ def lineups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
 
 @dataclasses.dataclass
 class AgentResult:
-    """One agent's tournament statistics (see the module docstring for the definitions)."""
+    """One agent's tournament statistics (see the module docstring for the definitions).
+
+    The game's own statistics are in ``totals`` (summed over the agent's appearances) and summarised
+    by ``columns``; both read as attributes too: for Keine Ahnung ``a.calls`` and ``a.call_successes``
+    (totals), ``a.calls_per_game``, ``a.call_success_rate`` and ``a.mean_trophies`` (columns).
+    """
 
     name: str
     games: int = 0
     wins: float = 0.0
     score_sum: float = 0.0
-    trophy_sum: float = 0.0
-    call_attempts: int = 0
-    call_successes: int = 0
     mu: float = 0.0
     sigma: float = 0.0
+    totals: dict[str, float] = dataclasses.field(default_factory=dict)
+    """the game's own statistics summed over the appearances, by name (``EpisodeStats.names``)."""
+    columns: tuple[StatColumn, ...] = ()
+    """how tables and JSON summarise ``totals`` (``EpisodeStats.columns``)."""
 
     @property
     def win_rate(self) -> float:
@@ -91,39 +90,46 @@ class AgentResult:
 
     @property
     def mean_score(self) -> float:
-        """Mean final score (trophy + prize points) per appearance."""
+        """Mean final score per appearance."""
         return self.score_sum / self.games if self.games else float("nan")
-
-    @property
-    def mean_trophies(self) -> float:
-        """Mean trophies won per appearance."""
-        return self.trophy_sum / self.games if self.games else float("nan")
-
-    @property
-    def calls_per_game(self) -> float:
-        """CALL attempts ("Nothing fits anymore!") per appearance."""
-        return self.call_attempts / self.games if self.games else float("nan")
-
-    @property
-    def call_success_rate(self) -> float:
-        """Share of calls that won a trophy (NaN without calls)."""
-        return self.call_successes / self.call_attempts if self.call_attempts else float("nan")
 
     @property
     def ordinal(self) -> float:
         """mu - 3 sigma: a conservative skill estimate."""
         return self.mu - 3.0 * self.sigma
 
+    def column(self, column: StatColumn) -> float:
+        """The figure of ``column``: its numerator per appearance, or the ratio of two totals (NaN
+        where the denominator is zero)."""
+        numerator = self.totals.get(column.numerator, 0)
+        if column.denominator is None:
+            return numerator / self.games if self.games else float("nan")
+        denominator = self.totals.get(column.denominator, 0)
+        return numerator / denominator if denominator else float("nan")
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached only for names that are not attributes: a total or a column key of the game.
+        if name.startswith("__") or name in ("totals", "columns"):
+            raise AttributeError(name)
+        totals = self.__dict__.get("totals", {})
+        if name in totals:
+            return totals[name]
+        for column in self.__dict__.get("columns", ()):
+            if column.key == name:
+                return self.column(column)
+        known = list(totals) + [c.key for c in self.__dict__.get("columns", ())]
+        raise AttributeError(f"{type(self).__name__!r} has no attribute {name!r}; the game's statistics are: "
+                             f"{', '.join(known) or 'none'}")
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready statistics."""
+        """JSON-ready statistics: the common ones, every total and every column of the game."""
         low, high = self.win_interval
-        return {
-            "name": self.name, "games": self.games, "wins": self.wins, "win_rate": self.win_rate,
-            "win_rate_ci95": [low, high], "mean_score": self.mean_score, "mean_trophies": self.mean_trophies,
-            "call_attempts": self.call_attempts, "calls_per_game": self.calls_per_game,
-            "call_successes": self.call_successes, "call_success_rate": self.call_success_rate,
-            "mu": self.mu, "sigma": self.sigma, "ordinal": self.ordinal,
-        }
+        out: dict[str, Any] = {"name": self.name, "games": self.games, "wins": self.wins, "win_rate": self.win_rate,
+                               "win_rate_ci95": [low, high], "mean_score": self.mean_score}
+        out.update(self.totals)
+        out.update({column.key: self.column(column) for column in self.columns})
+        out.update({"mu": self.mu, "sigma": self.sigma, "ordinal": self.ordinal})
+        return out
 
 
 @dataclasses.dataclass
@@ -158,117 +164,136 @@ class TournamentResult:
             "agents": [a.to_dict() for a in self.agents],
         }
 
+    @property
+    def columns(self) -> tuple[StatColumn, ...]:
+        """The game's own statistics columns (``EpisodeStats.columns``)."""
+        return self.agents[0].columns if self.agents else ()
+
+    def _ranked(self) -> list[AgentResult]:
+        return sorted(self.agents, key=lambda r: -r.win_rate)
+
     def table(self) -> str:
         """A plain-text table, highest win rate first."""
-        head = (f"{'agent':<22} {'games':>6} {'win%':>6} {'95% CI':>13} {'score':>6} {'troph':>5} "
-                f"{'calls/g':>7} {'call ok%':>8} {'mu':>6} {'sigma':>5} {'ordinal':>7}")
+        widths = [max(len(c.header), 5) for c in self.columns]
+        head = " ".join([f"{'agent':<22} {'games':>6} {'win%':>6} {'95% CI':>13} {'score':>6}"]
+                        + [f"{c.header:>{w}}" for c, w in zip(self.columns, widths)]
+                        + [f"{'mu':>6} {'sigma':>5} {'ordinal':>7}"])
         lines = [head, "-" * len(head)]
-        for a in sorted(self.agents, key=lambda r: -r.win_rate):
+        for a in self._ranked():
             low, high = a.win_interval
-            ok = f"{100 * a.call_success_rate:8.1f}" if a.call_attempts else f"{'-':>8}"
-            lines.append(
-                f"{a.name:<22} {a.games:>6d} {100 * a.win_rate:6.1f} {f'[{100 * low:.1f}, {100 * high:.1f}]':>13} "
-                f"{a.mean_score:6.2f} {a.mean_trophies:5.2f} {a.calls_per_game:7.2f} {ok} "
-                f"{a.mu:6.2f} {a.sigma:5.2f} {a.ordinal:7.2f}")
+            cells = [_figure(a.column(c), c.percent, w) for c, w in zip(self.columns, widths)]
+            lines.append(" ".join(
+                [f"{a.name:<22} {a.games:>6d} {100 * a.win_rate:6.1f} {f'[{100 * low:.1f}, {100 * high:.1f}]':>13} "
+                 f"{a.mean_score:6.2f}"] + cells + [f"{a.mu:6.2f} {a.sigma:5.2f} {a.ordinal:7.2f}"]))
         return "\n".join(lines)
 
     def markdown(self) -> str:
         """The same table in Markdown."""
-        lines = ["| agent | games | win % | 95% CI | mean score | mean trophies | calls/game | call success % | mu | sigma | ordinal |",
-                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-        for a in sorted(self.agents, key=lambda r: -r.win_rate):
+        headers = (["agent", "games", "win %", "95% CI", "mean score"]
+                   + [c.long_header or c.header for c in self.columns] + ["mu", "sigma", "ordinal"])
+        lines = ["| " + " | ".join(headers) + " |", "|---|" + "---:|" * (len(headers) - 1)]
+        for a in self._ranked():
             low, high = a.win_interval
-            ok = f"{100 * a.call_success_rate:.1f}" if a.call_attempts else "-"
-            lines.append(f"| {a.name} | {a.games} | {100 * a.win_rate:.1f} | [{100 * low:.1f}, {100 * high:.1f}] | "
-                         f"{a.mean_score:.2f} | {a.mean_trophies:.2f} | {a.calls_per_game:.2f} | {ok} | "
-                         f"{a.mu:.2f} | {a.sigma:.2f} | {a.ordinal:.2f} |")
+            cells = [a.name, str(a.games), f"{100 * a.win_rate:.1f}", f"[{100 * low:.1f}, {100 * high:.1f}]",
+                     f"{a.mean_score:.2f}"] + [_figure(a.column(c), c.percent) for c in self.columns] \
+                + [f"{a.mu:.2f}", f"{a.sigma:.2f}", f"{a.ordinal:.2f}"]
+            lines.append("| " + " | ".join(cells) + " |")
         return "\n".join(lines)
 
 
-def _validate(env: str, num_players: int, games: int, batch_size: int) -> None:
-    if env not in ENVS:
-        raise ValueError(f"env={env!r}; allowed: {', '.join(ENVS)}")
-    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not (
-            MIN_PLAYERS <= num_players <= MAX_PLAYERS):
-        raise ValueError(f"players={num_players!r}; allowed: integers {MIN_PLAYERS}-{MAX_PLAYERS}")
-    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
-        raise ValueError(f"games={games!r}; allowed: a positive integer")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ValueError(f"batch_size={batch_size!r}; allowed: a positive integer")
+def _figure(value: float, percent: bool, width: int = 0) -> str:
+    """One statistics cell: a percentage with one decimal or a number with two; "-" for NaN."""
+    if math.isnan(value):
+        return f"{'-':>{width}}"
+    return f"{100 * value:{width}.1f}" if percent else f"{value:{width}.2f}"
+
+
+def _positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name}={value!r}; allowed: a positive integer")
+    return int(value)
+
+
+def _game(env: Any) -> registry.GameEntry:
+    """The registry entry of ``env``; ValueError names the registered games."""
+    try:
+        return registry.game(env)
+    except ValueError:
+        raise ValueError(f"env={env!r}; allowed: {', '.join(registry.games())}") from None
 
 
 def play_tournament(agents: Sequence[Any], num_players: int = 4, games: int = 2000, seed: int = 0,
-                    env: str = "keine_ahnung_v0", batch_size: int = 1024, progress: bool = False,
+                    env: str = DEFAULT_ENV, batch_size: int = 1024, progress: bool = False,
                     names: Sequence[str] | None = None, rating_passes: int = 8, **rules: Any) -> TournamentResult:
     """Plays a seat-rotated tournament between ``agents`` (objects with ``act(obs, mask)``).
 
-    ``games`` is rounded up to a whole number of deals (one deal per line-up); ``batch_size`` games
-    are stepped together; ``rules`` are Keine Ahnung rules options (``memory=``, ``allow_keep=``...).
-    ``names`` label the agents (default: their ``name`` attributes, made unique); ``rating_passes``
-    is the number of random game orders the ratings are averaged over. Raises ValueError for a bad
-    env, player count, game count or batch size.
+    ``env`` is any registered game; ``games`` is rounded up to a whole number of deals (one deal per
+    line-up); ``batch_size`` games are stepped together; ``rules`` are the game's rules options (Keine
+    Ahnung: ``memory=``, ``allow_keep=``...). ``names`` label the agents (default: their ``name``
+    attributes, made unique); ``rating_passes`` is the number of random game orders the ratings are
+    averaged over. Raises ValueError for a bad env, player count, game count, batch size or rules option.
     """
-    from keine_ahnung_env import keine_ahnung_v0
-
-    _validate(env, num_players, games, batch_size)
-    if isinstance(rating_passes, bool) or not isinstance(rating_passes, (int, np.integer)) or rating_passes < 1:
-        raise ValueError(f"rating_passes={rating_passes!r}; allowed: a positive integer")
+    entry = _game(env)
+    P = registry.check_players(entry, num_players)
+    games = _positive_int("games", games)
+    batch_size = _positive_int("batch_size", batch_size)
+    rating_passes = _positive_int("rating_passes", rating_passes)
+    spec = entry.spec(P, **rules)  # validates the rules options
     agents = list(agents)
     names = list(names) if names is not None else unique_names([getattr(a, "name", type(a).__name__) for a in agents])
     if len(names) != len(agents):
         raise ValueError(f"{len(names)} names for {len(agents)} agents")
-    P = int(num_players)
     table = np.array(lineups(len(agents), P), np.intp)  # [L, P]
     L = table.shape[0]
-    deals = -(-int(games) // L)
+    deals = -(-games // L)
     total = deals * L
     # Game g = deal * L + lineup: deal-major, so every block of L games shares one deal.
     deal_of = np.repeat(np.arange(deals), L)
     lineup_of = np.tile(np.arange(L), deals)
-
-    scores = np.zeros((total, P), np.int64)
-    trophies = np.zeros((total, P), np.int64)
-    holdings = np.zeros((total, P), np.int64)
-    calls = np.zeros((total, P), np.int64)
-    call_wins = np.zeros((total, P), np.int64)
-    truncated = np.zeros(total, bool)
-    turns = np.zeros(total, np.int64)
 
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=total, unit="game", desc=f"{P}-player tournament")
-    probe = keine_ahnung_v0.vector_env(1, P, seed=0, autoreset=False, **rules)
-    rules_used = probe.core.rules.options()
+    batches = []
     for start in range(0, total, batch_size):
         idx = np.arange(start, min(start + batch_size, total))
-        _play_batch(agents, table[lineup_of[idx]], game_seed_sequences(seed, deal_of[idx]), P, rules,
-                    scores, trophies, holdings, calls, call_wins, truncated, turns, idx, bar)
+        batches.append(_play_batch(spec, agents, table[lineup_of[idx]], seed, deal_of[idx], bar))
     if bar is not None:
         bar.close()
+    played = {key: np.concatenate([b[key] for b in batches]) for key in batches[0]}
 
-    results = [AgentResult(name=n) for n in names]
-    key = standings_key(scores, holdings)
-    share = win_shares(scores, holdings)
+    stats = spec.episode_stats
+    stat_names = stats.names if stats is not None else ()
+    columns = stats.columns if stats is not None else ()
+    per_seat = [played["counts"][:, :, k] for k in range(played["counts"].shape[2])] \
+        + [played["finals"][:, :, k] for k in range(played["finals"].shape[2])]  # [total, P] per name
+    results = [AgentResult(name=n, columns=columns) for n in names]
     seat_agent = table[lineup_of]  # [total, P]
     for a, res in enumerate(results):
         mine = seat_agent == a
         res.games = int(mine.sum())
-        res.wins = float(share[mine].sum())
-        res.score_sum = float(scores[mine].sum())
-        res.trophy_sum = float(trophies[mine].sum())
-        res.call_attempts = int(calls[mine].sum())
-        res.call_successes = int(call_wins[mine].sum())
+        res.wins = float(played["shares"][mine].sum())
+        res.score_sum = float(played["scores"][mine].sum())
+        res.totals = {name: _number(values[mine].sum()) for name, values in zip(stat_names, per_seat)}
 
+    key = played["standings"]
     ranks = 1 + (key[:, None, :] > key[:, :, None]).sum(axis=2)  # [total, P]: 1 = best, ties share
     mu, sigma = _rate(names, seat_agent, ranks, rating_passes, seed)
     for a, res in enumerate(results):
         res.mu, res.sigma = float(mu[a]), float(sigma[a])
-    return TournamentResult(env=env, num_players=P, games=total, deals=deals, lineups=[tuple(map(int, l)) for l in table],
-                            seed=int(seed), rules=_jsonable(rules_used), agents=results,
-                            truncated=int(truncated.sum()), mean_turns=float(turns.mean()),
-                            game_deal=deal_of, game_lineup=lineup_of, game_scores=scores, game_turns=turns)
+    return TournamentResult(env=spec.name, num_players=P, games=total, deals=deals,
+                            lineups=[tuple(map(int, l)) for l in table], seed=int(seed),
+                            rules=_report_rules(entry, spec), agents=results,
+                            truncated=int(played["truncated"].sum()), mean_turns=float(played["turns"].mean()),
+                            game_deal=deal_of, game_lineup=lineup_of, game_scores=played["scores"],
+                            game_turns=played["turns"])
+
+
+def _number(value: Any) -> float:
+    """A summed statistic as a Python int (integer counts stay integers in JSON) or float."""
+    return int(value) if isinstance(value, (int, np.integer)) else float(value)
 
 
 def _rate(names: list[str], seat_agent: np.ndarray, ranks: np.ndarray, passes: int, seed: int
@@ -309,59 +334,54 @@ def unique_names(names: list[str]) -> list[str]:
     return out
 
 
-def _jsonable(options: dict[str, Any]) -> dict[str, Any]:
-    """Rules options for the report; the default deck is named rather than listed card by card."""
-    from keine_ahnung_env.games.keine_ahnung.deck import default_deck
+def _report_rules(entry: registry.GameEntry, spec: GameSpec) -> dict[str, Any]:
+    """The variant's rules options for the report. An option holding a structure (a list or mapping,
+    such as Keine Ahnung's deck) that equals the game's default is named ``"default"`` rather than
+    listed in full."""
+    defaults = entry.spec(spec.num_players).rules
+    return {key: "default" if isinstance(value, (dict, list, tuple)) and value == defaults.get(key) else value
+            for key, value in spec.rules.items()}
 
-    out = dict(options)
-    if out.get("deck") == default_deck().to_dict():
-        out["deck"] = "default"
-    return out
 
-
-def _play_batch(agents, seat_agents: np.ndarray, sequences, P: int, rules: dict, scores, trophies, holdings,
-                calls, call_wins, truncated, turns, idx: np.ndarray, bar) -> None:
-    """Plays one batch of games to the end and writes their statistics at rows ``idx``."""
-    from keine_ahnung_env import keine_ahnung_v0
-
-    B = idx.size
-    env = keine_ahnung_v0.vector_env(B, P, seed=0, autoreset=False, **rules)
-    core = env.core
-    env.reset()
-    # Common random deals: game i of this batch is re-dealt from its deal's seed, whatever its
-    # line-up (after the env's own first reset, which deals from the env seed).
-    core.rngs = [np.random.Generator(np.random.PCG64(s)) for s in sequences]
+def _play_batch(spec: GameSpec, agents: Sequence[Any], seat_agents: np.ndarray, seed: int, deal_ids: np.ndarray,
+                bar) -> dict[str, np.ndarray]:
+    """Plays one batch of games (game i dealt as deal ``deal_ids[i]``, seats filled by ``seat_agents[i]``)
+    to the end; returns their final scores, standings, win shares, the game's own statistics per seat
+    (``counts`` [B, P, counters], ``finals`` [B, P, finals]), truncation flags and turns."""
+    B, P = len(deal_ids), spec.num_players
+    core = spec.make_core(B, 0)
+    # Common random deals: row i takes the random stream of its deal, whatever its line-up, so every
+    # line-up of a deal meets the same cards.
+    core.seed(seed, game_ids=deal_ids)
     core.reset_games(np.arange(B))
+    stats = spec.episode_stats
+    counts = np.zeros((B, P, len(stats.counters) if stats is not None else 0), np.int64)
     rows = np.arange(B)
-    n_calls = np.zeros((B, P), np.int64)
-    n_call_wins = np.zeros((B, P), np.int64)
-    done = core.done.copy()
+    done = np.array(core.done, bool, copy=True)
     while not done.all():
-        # The core is stepped directly (not env.step): the env would build every seat's final
+        # The core is stepped directly (not a vector env): the env would build every seat's final
         # observation of each game that ends, which a tournament never reads.
-        seat = core.current.astype(np.intp)
+        seat = np.asarray(core.current).astype(np.intp)
         obs = core.observe(seat)
-        mask = core.legal_mask.copy()
+        mask = np.array(core.legal_mask, copy=True)
         who = seat_agents[rows, seat]
         live = ~done
         actions = np.zeros(B, np.int64)
         for a in np.unique(who[live]):
             r = np.flatnonzero(live & (who == a))
             actions[r] = agents[a].act(obs[r], mask[r])
-        calling = np.flatnonzero(live & (actions == ACTION_CALL))
-        before = core.trophy_count[calling, seat[calling]].copy()
+        token = stats.before_step(core, actions, live) if stats is not None else None
         core.step(actions, active=live)
-        if calling.size:
-            n_calls[calling, seat[calling]] += 1
-            n_call_wins[calling, seat[calling]] += core.trophy_count[calling, seat[calling]] > before
+        if stats is not None:
+            counts += stats.after_step(core, token)
         newly = np.flatnonzero(~done & core.done)
         done[newly] = True
         if bar is not None and newly.size:
             bar.update(int(newly.size))
-    scores[idx] = core.scores
-    trophies[idx] = core.trophy_count
-    holdings[idx] = core.holdings
-    calls[idx] = n_calls
-    call_wins[idx] = n_call_wins
-    truncated[idx] = core.truncated
-    turns[idx] = core.turn
+    if stats is not None and stats.final is not None:
+        finals = np.asarray(stats.final(core))
+    else:
+        finals = np.zeros((B, P, 0), np.int64)
+    return {"scores": np.array(core.scores, np.int64), "standings": np.asarray(spec.standings(core)),
+            "shares": np.asarray(spec.win_shares(core), np.float64), "counts": counts, "finals": finals,
+            "truncated": np.array(core.truncated, bool, copy=True), "turns": np.array(core.turn, copy=True)}

@@ -46,3 +46,33 @@ def render_table(core: KeineAhnungCore, b: int = 0, reveal_all: bool = False) ->
     if phase == Phase.OVER:
         lines.append("Final scores: " + ", ".join(f"seat {p}: {int(s)}" for p, s in enumerate(core.scores[b])))
     return "\n".join(lines)
+
+
+def describe_move(core: KeineAhnungCore, b: int, seat: int, action: int):
+    """What everybody at the table sees ``seat`` do with ``action`` in game ``b`` (only public
+    information). Called before the move is played; returns ``after(core) -> str`` to call once it is
+    (``GameSpec.describe_move``; ``training.play``'s recap)."""
+    from .actions import ACTION_CALL, ACTION_KEEP, action_name
+    from .core import LOC_LAYOUT
+
+    layout = core.layout[b, seat].copy()
+    trophies = int(core.trophy_count[b, seat])
+    pending = int(core.pending[b])
+
+    def after(core: KeineAhnungCore) -> str:
+        t = core.tables
+        name = action_name(action)
+        if action < SLOTS:
+            card = int(layout[action])
+            placed = core.card_loc[b, card] != LOC_LAYOUT or core.pending[b] == card
+            outcome = ("a consolation prize" if t.is_prize[card]
+                       else "fits" if placed else "does not fit; face down again")
+            return f"{name}: {t.card_name(card)} ({outcome})"
+        if action == ACTION_CALL:
+            won = core.trophy_count[b, seat] > trophies
+            return f"CALL 'Nothing fits anymore!': {'success, a trophy' if won else 'failed'}"
+        if action == ACTION_KEEP:
+            return "KEEP: put the card back face down"
+        return f"{name}: placed {t.card_name(pending)}" if pending >= 0 else name
+
+    return after
