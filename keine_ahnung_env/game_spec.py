@@ -73,7 +73,8 @@ class BatchedCore(Protocol):
         ...
 
     def reset_games(self, indices: np.ndarray) -> None:
-        """Deals new games in the rows ``indices`` from their own random streams."""
+        """Deals new games in the rows ``indices`` from their own random streams (their ``rewards`` rows
+        are cleared, ``terminated``/``truncated`` False, ``turn`` 0)."""
         ...
 
     def seed(self, seed: int | None, indices: Sequence[int] | None = None,
@@ -85,7 +86,8 @@ class BatchedCore(Protocol):
 
     def observe(self, seats: Any, games: np.ndarray | None = None) -> np.ndarray:
         """[B, O] float32 observations of ``seats`` (one int, or one seat per game); with ``games``,
-        only those rows: ``[len(games), O]``. Nothing a seat may not know is encoded."""
+        only those rows: ``[len(games), O]``. Nothing a seat may not know is encoded. A seat outside
+        ``0..P-1`` (or a game row outside ``0..B-1``) raises ``ValueError``."""
         ...
 
 

@@ -99,7 +99,8 @@ class VectorEnv:
     def observe(self, seat) -> np.ndarray:
         """[B, O] observations of ``seat`` (an int or one seat per game)."""
         seats = np.asarray(seat)
-        if seats.dtype == bool or seats.dtype.kind not in "iu" or seats.shape not in ((), (self.num_envs,)):
+        if seats.dtype == bool or seats.dtype.kind not in "iu" or seats.shape not in ((), (self.num_envs,)) \
+                or (seats.size and (seats.min() < 0 or seats.max() >= self.num_players)):
             raise ValueError(f"seat={seat!r}; allowed: an integer seat in 0..{self.num_players - 1}, or one such "
                              f"seat per game (shape ({self.num_envs},))")
         return self.core.observe(seats)

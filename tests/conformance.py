@@ -1,8 +1,16 @@
 """Shared reliability checks for every game of the project: it never breaks, never leaks, never lies.
 
-This module is game-agnostic machinery, not a test file (pytest does not collect it). A game plugs in
-through a :class:`GameAdapter` subclass (``tests/keine_ahnung_adapter.py`` is the Keine Ahnung one)
-and its test module calls the checks below with that adapter, typically under ``hypothesis``:
+This module is game-agnostic machinery, not a test file (pytest does not collect it). The core of a
+game is a :class:`keine_ahnung_env.game_spec.BatchedCore`: that protocol is the one description of the
+interface (attributes, methods, shapes and dtypes), and :func:`check_spec_core` checks a registered
+game's core against it with the shapes of its ``GameSpec`` (``game_spec.check_core``), before and after
+random legal steps; ``tests/test_game_door.py`` runs it for every registered game.
+
+A game plugs into the deeper checks through a :class:`GameAdapter`: :class:`SpecAdapter` reads
+everything it can from the game registry (spec, core, entry points), and a game's own subclass adds
+its rules state and hidden-information variants (``tests/keine_ahnung_adapter.py`` is Keine Ahnung's,
+``TinyAdapter`` in ``tests/test_game_door.py`` the test game's). A game's test module calls the checks
+below with its adapter, typically under ``hypothesis``:
 
 * **Invariants** (:func:`check_invariants`, :func:`run_program`): after every step the generic
   invariants hold (a legal action exists exactly for the live games, observations of every seat are
@@ -27,10 +35,6 @@ and its test module calls the checks below with that adapter, typically under ``
   :func:`check_constructors_reject`; each rejection must be a ``ValueError`` (or the documented
   error type) whose message names what was wrong and what is allowed, and the environment must go
   on working afterwards, unchanged.
-
-A core is any object with the batched interface of ``KeineAhnungCore`` (see ``game_spec.py``):
-``num_envs``, ``num_players``, ``current``, ``legal_mask``, ``rewards``, ``terminated``,
-``truncated``, ``step(actions, active=None)``, ``reset_games(indices)`` and ``observe(seats)``.
 """
 
 from __future__ import annotations
@@ -47,11 +51,15 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
-from agents.base import sample_masked
+from keine_ahnung_env import registry
+from keine_ahnung_env.game_spec import GameSpec, check_core
+from keine_ahnung_env.sampling import sample_masked
 
 
 class GameAdapter:
-    """What the conformance checks need to know about one game; subclass it per game.
+    """What the conformance checks need to know about one game beyond its
+    :class:`~keine_ahnung_env.game_spec.BatchedCore` (the cores it makes follow that protocol); subclass
+    it per game, or :class:`SpecAdapter` for a registered game.
 
     Every method without a default must be provided. ``variant`` is always a dict of keyword
     options including ``num_players``.
@@ -135,6 +143,82 @@ class GameAdapter:
         return []
 
 
+def public_snapshot(core, b: int) -> tuple:
+    """What the protocol shows of game ``b``: every seat's observation, the seat to act, the legal mask,
+    scores, turn and end flags (a game's adapter adds its hidden rules state)."""
+    return (tuple(core.observe(seat, games=np.array([b]))[0].tobytes() for seat in range(core.num_players)),
+            int(core.current[b]), np.asarray(core.legal_mask[b]).tolist(), np.asarray(core.scores[b]).tolist(),
+            int(core.turn[b]), bool(core.terminated[b]), bool(core.truncated[b]))
+
+
+class SpecAdapter(GameAdapter):
+    """A :class:`GameAdapter` read from the game registry: the spec, the core, the entry points and a
+    random agent of registered game ``name``. Variants are its player counts with default rules (so
+    that a core alone tells its variant). The snapshot is :func:`public_snapshot`; a game's subclass
+    adds its hidden state and :meth:`hidden_variants`."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.entry = registry.game(name)
+        self.num_actions = self.entry.spec().num_actions
+
+    def spec(self, variant: dict) -> GameSpec:
+        options = dict(variant)
+        return registry.game_spec(self.name, options.pop("num_players", None), **options)
+
+    def spec_of(self, core) -> GameSpec:
+        return self.spec({"num_players": core.num_players})
+
+    def variant_strategy(self) -> st.SearchStrategy:
+        return st.fixed_dictionaries({"num_players": st.sampled_from(list(self.entry.players))})
+
+    def make_core(self, num_envs, variant, seed, engine_path="auto"):
+        if engine_path not in self.engine_paths:
+            raise ValueError(f"engine_path={engine_path!r}; allowed: {self.engine_paths}")
+        return self.spec(variant).make_core(num_envs, seed)
+
+    def make_lone_game(self, variant, seed, index, engine_path="auto"):
+        core = self.make_core(1, variant, seed, engine_path)
+        core.seed(seed, [0], [index])  # the protocol's way to deal game `index` of a batch in row 0
+        core.reset_games(np.array([0]))
+        return core
+
+    def _call(self, entry_point: str, variant: dict, *args, **kwargs):
+        options = dict(variant)
+        num_players = options.pop("num_players", self.entry.default_players)
+        function = getattr(registry.entry_points(self.name), entry_point)
+        return function(*args, num_players=num_players, **kwargs, **options)
+
+    def vector_env(self, num_envs, variant, seed=None, autoreset=True):
+        return self._call("vector_env", variant, num_envs, seed=seed, autoreset=autoreset)
+
+    def raw_env(self, variant, **kwargs):
+        return self._call("raw_env", variant, **kwargs)
+
+    def env(self, variant, **kwargs):
+        return self._call("env", variant, **kwargs)
+
+    def solo_env(self, variant, opponents, **kwargs):
+        return self._call("solo_env", variant, opponents, **kwargs)
+
+    def sb3_vec_env(self, num_envs, variant, opponents, **kwargs):
+        return self._call("sb3_vec_env", variant, num_envs, opponents, **kwargs)
+
+    def random_agent(self, seed):
+        from agents.base import RandomAgent
+
+        return RandomAgent(seed)
+
+    def snapshot(self, core, b):
+        return public_snapshot(core, b)
+
+    def observation_high(self, core):
+        return self.spec_of(core).observation_high
+
+    def observation_string(self, core, observation):
+        return self.spec_of(core).observation_string(observation)
+
+
 # ====================================================================== helpers
 
 
@@ -200,6 +284,55 @@ def assert_rejected(adapter: GameAdapter, core, call: Callable[[], Any], match: 
 def message_names_allowed(message: str) -> bool:
     """Whether an error message says what is allowed (the project's convention)."""
     return bool(re.search(r"allowed|legal|expected|must|needs|call reset", message, re.IGNORECASE))
+
+
+# ====================================================================== the protocol
+
+
+def check_spec_core(spec: GameSpec, num_envs: int = 5, seed: int = 0, steps: int = 60) -> dict:
+    """The core ``spec.make_core`` builds satisfies :class:`~keine_ahnung_env.game_spec.BatchedCore`
+    with the spec's shapes and dtypes (``check_core``) after the deal and after each of ``steps``
+    random legal steps (finished games are dealt again): observations of every seat lie in
+    ``[0, spec.observation_high]`` and ``observe(seats, games)`` gives the rows of ``observe(seats)``,
+    a live game has a legal action and a finished one none, rewards come only with the end of a game,
+    and ``spec.winners``/``win_shares`` read the finished games. Returns counts of what happened."""
+    core = spec.make_core(num_envs, seed)
+    rng = np.random.default_rng(seed)
+    stats = {"steps": 0, "ended": 0}
+
+    def check() -> None:
+        check_core(core, spec)
+        done = np.asarray(core.done)
+        assert np.array_equal(done, np.asarray(core.terminated) | np.asarray(core.truncated)), "done != terminated | truncated"
+        mask = np.asarray(core.legal_mask)
+        assert (mask.any(axis=1) == ~done).all(), "a live game without a legal action, or a finished one with one"
+        for seat in range(core.num_players):
+            obs = core.observe(seat)
+            assert np.isfinite(obs).all() and (obs >= 0).all() and (obs <= spec.observation_high).all(), \
+                f"seat {seat}: an observation outside [0, observation_high]"
+            rows = np.arange(core.num_envs)[::2]
+            assert np.array_equal(core.observe(np.full(rows.size, seat), games=rows), obs[rows]), "observe(games=)"
+        seats = np.asarray(core.current) % core.num_players
+        assert np.array_equal(core.observe(seats), np.stack([core.observe(int(s))[b] for b, s in enumerate(seats)]))
+
+    check()
+    for _ in range(steps):
+        if core.done.any():
+            core.reset_games(np.flatnonzero(core.done))
+            check()
+        was_done = np.asarray(core.done).copy()
+        core.step(sample_masked(rng, core.legal_mask))
+        stats["steps"] += 1
+        ended = np.flatnonzero(np.asarray(core.done) & ~was_done)
+        going_on = np.flatnonzero(~np.asarray(core.done))
+        assert not np.asarray(core.rewards)[going_on].any(), "a game that goes on was paid"
+        if ended.size:
+            stats["ended"] += ended.size
+            shares = spec.win_shares(core)[ended]
+            assert shares.shape == (ended.size, core.num_players)
+            np.testing.assert_allclose(shares.sum(axis=1), 1.0)
+        check()
+    return stats
 
 
 # ====================================================================== invariants
@@ -539,7 +672,7 @@ def fingerprint_aec(env) -> tuple:
             sorted(base.truncations.items()), repr(sorted(base.infos.items())),
             tuple(base.observe(a)["observation"].tobytes() + base.observe(a)["action_mask"].tobytes()
                   for a in base.possible_agents),
-            tuple(base.core.snapshot(b) if hasattr(base.core, "snapshot") else None for b in range(base.core.num_envs)))
+            tuple(core_snapshot(base.core, b) for b in range(base.core.num_envs)))
 
 
 def advance_solo(env, rng: np.random.Generator) -> None:
@@ -549,11 +682,16 @@ def advance_solo(env, rng: np.random.Generator) -> None:
         env.reset()
 
 
+def core_snapshot(core, b: int) -> Any:
+    """The core's own ``snapshot(b)`` where it has one (its whole rules state), else :func:`public_snapshot`."""
+    return core.snapshot(b) if hasattr(core, "snapshot") else public_snapshot(core, b)
+
+
 def fingerprint_solo(env) -> tuple:
     games = env.games if hasattr(env, "games") else env.unwrapped.games
     return (games.core.observe(games.learner_seat).tobytes(), games.learner_seat.tolist(),
             games.core.legal_mask.tobytes(), games.returns.tolist(), games.lengths.tolist(),
-            tuple(games.core.snapshot(b) for b in range(games.core.num_envs)))
+            tuple(core_snapshot(games.core, b) for b in range(games.core.num_envs)))
 
 
 def advance_sb3(venv, rng: np.random.Generator) -> None:
