@@ -51,6 +51,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import registry
+from .cli import (Parser, UsageError, add_json, add_seed, check_int, check_json_path, check_number, check_seed,
+                  run_command, usage_error, write_json_file)
 from .game_spec import GameSpec
 from .sampling import sample_masked
 
@@ -783,32 +786,64 @@ def render(results: dict[str, Any]) -> str:
 # -------------------------------------------------------------------------------------------- main
 
 
-def _int_list(text: str) -> tuple[int, ...]:
+PROG = "python -m keine_ahnung_env.benchmark"
+EXAMPLES = (
+    "--quick",
+    "--sections core,profile --json bench.json",
+    "--quick --sections core --players 3 --batches 64,1024 --seed 1",
+)
+
+
+def _int_list(flag: str, text: str, allowed: str, low: int, high: int | None = None,
+              game: str | None = None) -> tuple[int, ...]:
+    """Comma-separated integers in ``low..high``; UsageError naming ``flag`` otherwise."""
     try:
         values = tuple(int(x) for x in text.split(",") if x.strip())
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected comma-separated integers") from None
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected positive integers")
+        values = ()
+    if not values or min(values) < low or (high is not None and max(values) > high):
+        raise usage_error(flag, text, allowed, game)
     return values
 
 
-def _sections(text: str) -> tuple[str, ...]:
-    names = tuple(x.strip() for x in text.split(",") if x.strip())
+def check_args(args: argparse.Namespace) -> argparse.Namespace:
+    """Validates the parsed arguments in place (``--sections``, ``--players``, ``--batches`` become
+    tuples); UsageError (a ValueError) naming the first bad one."""
+    names = tuple(x.strip() for x in str(args.sections).split(",") if x.strip())
     unknown = [n for n in names if n not in SECTIONS]
     if unknown or not names:
-        raise argparse.ArgumentTypeError(f"unknown section(s) {unknown}; allowed: {', '.join(SECTIONS)}")
-    return names
+        raise UsageError(f"--sections {args.sections!r}: unknown section(s) {', '.join(unknown) or '(none given)'}; "
+                         f"allowed: comma-separated, from {', '.join(SECTIONS)}")
+    args.sections = names
+    game = registry.game("keine_ahnung_v0")  # the sections measure Keine Ahnung's engine
+    args.players = _int_list("--players", args.players,
+                             f"comma-separated player counts, integers {game.min_players}-{game.max_players}",
+                             game.min_players, game.max_players, game.name)
+    if args.batches is not None:
+        args.batches = _int_list("--batches", args.batches, "comma-separated positive integers", 1)
+    # 0 (like omitting them) leaves --repeats, --seconds and --sb3-envs at their defaults.
+    if args.repeats is not None:
+        check_int("--repeats", args.repeats, 0, allowed="a positive integer (0: the default)")
+    if args.seconds is not None:
+        check_number("--seconds", args.seconds, 0.0, allowed="a positive number of seconds (0: the default)")
+    if args.warmup is not None:
+        check_int("--warmup", args.warmup, 0)
+    if args.sb3_envs is not None:
+        check_int("--sb3-envs", args.sb3_envs, 0, allowed="a positive integer (0: the default)")
+    check_seed(args.seed)
+    check_json_path(args.json)
+    return args
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m keine_ahnung_env.benchmark",
-                                     description="Speed of the batched core, its wrappers and peer environments.")
+    """The checked arguments of ``argv``; UsageError (a ValueError) for a bad one."""
+    parser = Parser(PROG, description="Speed of the batched core, its wrappers and peer environments.",
+                    examples=EXAMPLES)
     parser.add_argument("--quick", action="store_true", help="small repeat counts (under a minute)")
-    parser.add_argument("--json", metavar="PATH", help="also write every figure to this JSON file")
-    parser.add_argument("--sections", type=_sections, default=SECTIONS, help="comma-separated: core,aec,sb3,profile")
-    parser.add_argument("--players", type=_int_list, default=(2, 4), help="player counts (default 2,4)")
-    parser.add_argument("--batches", type=_int_list, default=None,
+    add_json(parser, help="also write every figure to this JSON file")
+    parser.add_argument("--sections", default=",".join(SECTIONS), help="comma-separated, from: core,aec,sb3,profile")
+    parser.add_argument("--players", default="2,4", help="player counts, comma-separated (2-5)")
+    parser.add_argument("--batches", default=None,
                         help=f"core batch sizes (default {','.join(map(str, FULL_BATCHES))}; "
                              f"--quick: {','.join(map(str, QUICK_BATCHES))})")
     parser.add_argument("--repeats", type=int, default=None, help="repeats per figure (median; default 5, quick 3)")
@@ -816,12 +851,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=None,
                         help="core steps before timing, to desynchronise the games (default 400, quick 20)")
     parser.add_argument("--sb3-envs", type=int, default=None, help="games of the SB3 comparison (default 256, quick 64)")
-    parser.add_argument("--seed", type=int, default=0)
-    return parser.parse_args(argv)
+    add_seed(parser, help="seed of the games and the random players (an integer 0 to 2**32 - 1)")
+    return check_args(parser.parse_args(argv))
 
 
 def run(argv=None) -> dict[str, Any]:
-    """Runs the selected sections, prints the tables, writes the JSON if asked; returns the results."""
+    """Runs the selected sections, prints the tables, writes the JSON if asked; returns the results.
+    Bad arguments raise ValueError (a ``UsageError``) before anything is measured."""
     args = parse_args(argv)
     cfg = Config(args)
     results: dict[str, Any] = {
@@ -847,10 +883,14 @@ def run(argv=None) -> dict[str, Any]:
     print(render(results))
     print(f"\n({results['seconds']:.1f} s)")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1, default=float)
+        write_json_file(args.json, json.dumps(results, indent=1, default=float))
     return results
 
 
+def main(argv=None) -> dict[str, Any]:
+    """The command-line entry: :func:`run`; a bad argument is one line on stderr and exit status 2."""
+    return run_command(run, argv)
+
+
 if __name__ == "__main__":
-    run()
+    main()

@@ -7,13 +7,15 @@
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 
-from . import registry
+from .cli import Parser, add_env, add_players, add_seed, check_env, check_players, check_seed, run_command, user_errors
 from .sampling import sample_masked
 from .vector import VectorEnv
+
+
+PROG = "python -m keine_ahnung_env.demo"
+EXAMPLES = ("", "--players 3 --seed 7", "--env keine_ahnung_v0 --players 2 --reveal-all")
 
 
 class RandomPlayer:
@@ -30,18 +32,19 @@ class RandomPlayer:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Plays one game with random agents and prints every decision, the table each turn, a summary."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--env", default="keine_ahnung_v0", help=f"the game: {', '.join(registry.games())}")
-    parser.add_argument("--players", type=int, default=None, help="players (default: the game's default; 2-5 for "
-                                                                   "keine_ahnung_v0, default 4)")
-    parser.add_argument("--seed", type=int, default=0)
+    """Plays one game with random agents and prints every decision, the table each turn, a summary.
+    Bad arguments raise ValueError (a ``UsageError``) before the game starts."""
+    parser = Parser(PROG, description=__doc__.split("\n\n")[0], examples=EXAMPLES)
+    add_env(parser)
+    add_players(parser)
+    add_seed(parser, help="seed of the deal and the random players (an integer 0 to 2**32 - 1)")
     parser.add_argument("--reveal-all", action="store_true", help="show face-down cards too")
     args = parser.parse_args(argv)
-    try:
-        spec = registry.game_spec(args.env, args.players)
-    except ValueError as exc:
-        parser.error(str(exc))
+    with user_errors():
+        entry = check_env(args.env)
+        players = check_players(entry, args.players)
+        check_seed(args.seed)
+        spec = entry.spec(players)
     env = VectorEnv(spec, 1, args.seed, autoreset=False)
     core = env.core
     stats = spec.episode_stats
@@ -72,4 +75,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

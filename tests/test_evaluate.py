@@ -117,9 +117,9 @@ def test_evaluate_command_writes_json_and_png(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["--players", "6"], "--players '6'; allowed: an integer 2-5"),
+    (["--players", "6"], "--players 6; allowed for keine_ahnung_v0: integers 2-5"),
     (["--players", "four"], "--players 'four'"),
-    (["--games", "0"], "--games '0'; allowed: a positive integer"),
+    (["--games", "0"], "--games 0; allowed: a positive integer"),
     (["--agents", "greedy,wizard"], "unknown agent 'wizard'.*available:"),
     (["--agents", " , "], "--agents"),
     (["--env", "uno"], "--env 'uno'"),

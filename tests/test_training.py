@@ -413,7 +413,7 @@ def test_training_reads_the_game_from_the_registry():
     try:
         with pytest.raises(ValueError, match="no hidden inputs"):
             train_module.main(["--env", "open_book_v0", "--critic", "oracle"])
-        with pytest.raises(ValueError, match="--players 4; allowed for open_book_v0: 2-3"):
+        with pytest.raises(ValueError, match="--players 4; allowed for open_book_v0: integers 2-3"):
             train_module.main(["--env", "open_book_v0", "--players", "4"])
         with pytest.raises(ValueError, match="--features 'x-ray'; allowed for open_book_v0: raw, hints, advice"):
             train_module.main(["--env", "open_book_v0", "--features", "x-ray"])

@@ -1,4 +1,6 @@
-"""Command-line parsing from a dataclass whose fields carry docstrings (cleanrl style, no extra deps).
+"""Command-line parsing from a dataclass whose fields carry docstrings (cleanrl style, no extra deps),
+on the shared command-line layer :mod:`keine_ahnung_env.cli` (one-line errors, examples in ``--help``,
+the common flags' checks).
 
 A field is documented by the string literal right below it; ``--help`` shows that text. Booleans
 become ``--flag/--no-flag``; ``list[str]`` fields take repeated values.
@@ -12,7 +14,11 @@ import dataclasses
 import inspect
 import textwrap
 import typing
-from typing import Any, TypeVar
+from typing import Any, Iterable, TypeVar
+
+from keine_ahnung_env.cli import (  # noqa: F401  (re-exported: the commands of training/ use them from here)
+    Parser, UsageError, check_env, check_int, check_json_path, check_number, check_players, check_positive,
+    check_rules, check_seed, check_variant, parse_rules, run_command, shown, split_specs, usage_error, user_errors)
 
 T = TypeVar("T")
 
@@ -29,10 +35,9 @@ def field_docs(cls: type) -> dict[str, str]:
     return docs
 
 
-def parse_dataclass(cls: type[T], argv: list[str] | None = None, description: str | None = None) -> T:
-    """Builds ``cls`` from command-line arguments (``--field-name value``)."""
-    parser = argparse.ArgumentParser(description=description or cls.__doc__,
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+def dataclass_parser(cls: type, prog: str, description: str | None = None, examples: Iterable[str] = ()) -> Parser:
+    """The :class:`~keine_ahnung_env.cli.Parser` of ``cls``: one ``--field-name`` per field."""
+    parser = Parser(prog, inspect.cleandoc(description or cls.__doc__ or ""), examples)
     docs = field_docs(cls)
     hints = typing.get_type_hints(cls)
     for field in dataclasses.fields(cls):
@@ -46,29 +51,22 @@ def parse_dataclass(cls: type[T], argv: list[str] | None = None, description: st
             parser.add_argument(flag, nargs="*", default=default, help=help_text)
         else:
             parser.add_argument(flag, type=kind, default=default, help=help_text)
+    return parser
+
+
+def parse_dataclass(cls: type[T], argv: list[str] | None = None, description: str | None = None,
+                    prog: str | None = None, examples: Iterable[str] = ()) -> T:
+    """Builds ``cls`` from command-line arguments (``--field-name value``); a parse error raises
+    :class:`~keine_ahnung_env.cli.UsageError` (a ValueError), ``--help`` exits."""
+    parser = dataclass_parser(cls, prog or f"python -m {cls.__module__}", description, examples)
     namespace = parser.parse_args(argv)
     return cls(**{f.name: getattr(namespace, f.name) for f in dataclasses.fields(cls)})
 
 
-def parse_rules(items: list[str]) -> dict[str, Any]:
-    """``["memory=none", "allow_keep=true", "max_turns=900"]`` -> rules options (values parsed as
-    JSON-ish literals: true/false, integers, floats, otherwise strings)."""
-    out: dict[str, Any] = {}
-    for item in items:
-        if "=" not in item:
-            raise ValueError(f"rule {item!r}: expected key=value, e.g. memory=none")
-        key, value = item.split("=", 1)
-        lowered = value.strip().lower()
-        parsed: Any
-        if lowered in ("true", "false"):
-            parsed = lowered == "true"
-        else:
-            try:
-                parsed = int(value)
-            except ValueError:
-                try:
-                    parsed = float(value)
-                except ValueError:
-                    parsed = value
-        out[key.strip()] = parsed
-    return out
+def make_agent(flag: str, spec: str, **kwargs: Any):
+    """``agents.make(spec, **kwargs)`` for the command-line flag ``flag``: its ValueError (an unknown
+    name, bad arguments, a checkpoint for another table) becomes a UsageError naming the flag."""
+    import agents
+
+    with user_errors(flag, spec):
+        return agents.make(spec, **kwargs)

@@ -16,82 +16,71 @@ policy); without ``--agents`` the league is ``random`` and the game's own heuris
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 from typing import Sequence
 
-from keine_ahnung_env import registry
+from keine_ahnung_env.cli import add_agents, add_env, add_games, add_json, add_players, add_progress, add_rules, \
+    add_seed, write_json_file
 
+from .cli import (Parser, check_env, check_json_path, check_players, check_positive, check_seed, check_variant,
+                  make_agent, run_command, split_specs, user_errors)
 from .tournament import DEFAULT_ENV, TournamentResult, play_tournament, unique_names
 
 
-def build_parser() -> argparse.ArgumentParser:
+PROG = "python -m training.evaluate"
+EXAMPLES = (
+    "--players 4 --agents random,greedy,risk_caller:0.6,counter --games 2000 --markdown",
+    "--players 4 --agents ppo_4p,counter --games 400 --json league.json --plot league.png",
+    "--players 3 --rules memory=none --games 600 --no-progress",
+)
+
+
+def build_parser() -> Parser:
     """The command-line parser of ``python -m training.evaluate``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m training.evaluate", description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--env", default=DEFAULT_ENV, help=f"game: {', '.join(registry.games())}")
-    parser.add_argument("--players", default=None,
-                        help="players per game, in the game's range; None: the game's default (4 for keine_ahnung_v0)")
-    parser.add_argument("--agents", default=None,
-                        help="comma-separated agent specs (agents.make names, e.g. risk_caller:0.6, ppo:PATH); "
-                             "None: random and the game's own heuristic agents")
-    parser.add_argument("--games", default="2000", help="games to play (rounded up to whole deals)")
-    parser.add_argument("--seed", default="0", help="seed of the deals")
-    parser.add_argument("--batch-size", default="1024", help="games stepped together")
-    parser.add_argument("--rules", nargs="*", default=[], metavar="KEY=VALUE",
-                        help="rules options, e.g. memory=none allow_keep=true")
-    parser.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON here")
+    parser = Parser(PROG, description=__doc__.split("\n\n")[0], examples=EXAMPLES)
+    add_env(parser, DEFAULT_ENV)
+    add_players(parser)
+    add_agents(parser, help="comma-separated agent specs (agents.make names, e.g. risk_caller:0.6, ppo:PATH); "
+                            "omitted: random and the game's own heuristic agents")
+    add_games(parser, 2000, help="games to play (rounded up to whole deals)")
+    add_seed(parser, help="seed of the deals (an integer 0 to 2**32 - 1)")
+    parser.add_argument("--batch-size", type=int, default=1024, metavar="N", help="games stepped together")
+    add_rules(parser, help="rules options, e.g. memory=none allow_keep=true")
+    add_json(parser, help="write the results as JSON here")
     parser.add_argument("--plot", default=None, metavar="PATH", help="write a PNG chart of the results here")
     parser.add_argument("--markdown", action="store_true", help="print the table in Markdown")
-    parser.add_argument("--no-progress", dest="progress", action="store_false", help="hide the progress bar")
+    add_progress(parser)
     return parser
-
-
-def _int(value: str, flag: str, allowed: str, low: int, high: int | None = None) -> int:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{flag} {value!r}; allowed: {allowed}") from None
-    if number < low or (high is not None and number > high):
-        raise ValueError(f"{flag} {value!r}; allowed: {allowed}")
-    return number
 
 
 def run(argv: Sequence[str] | None = None) -> TournamentResult:
     """Parses ``argv``, plays the tournament, prints the table and writes ``--json``/``--plot``.
 
-    Raises ValueError (naming the bad value and what is allowed) for bad arguments.
+    Raises ValueError (a ``UsageError`` naming the bad argument, what was given and what is allowed)
+    for bad arguments, found before any game is played.
     """
     import agents
 
-    from .cli import parse_rules
-
     args = build_parser().parse_args(argv)
-    try:
-        game = registry.game(args.env)
-    except ValueError:
-        raise ValueError(f"--env {args.env!r}; allowed: {', '.join(registry.games())}") from None
-    players = _int(str(game.default_players) if args.players is None else args.players, "--players",
-                   f"an integer {game.min_players}-{game.max_players}", game.min_players, game.max_players)
-    games = _int(args.games, "--games", "a positive integer", 1)
-    seed = _int(args.seed, "--seed", "a non-negative integer", 0)
-    batch_size = _int(args.batch_size, "--batch-size", "a positive integer", 1)
-    rules = parse_rules(args.rules)
-    if args.agents is None:
-        args.agents = ",".join(["random", *game.spec(players, **rules).agents])
-    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
-    if not specs:
-        raise ValueError(f"--agents {args.agents!r}; allowed: comma-separated agent specs, e.g. random,greedy; "
-                         f"names: {', '.join(agents.available(args.env))}")
-    built = []
-    for i, spec in enumerate(specs):
+    with user_errors():
+        game = check_env(args.env)
+        players = check_players(game, args.players)
+        games = check_positive("--games", args.games)
+        seed = check_seed(args.seed)
+        batch_size = check_positive("--batch-size", args.batch_size)
+        spec, rules = check_variant(game, players, args.rules)
+        check_json_path(args.json)
+        check_json_path(args.plot, "--plot")
+        if args.agents is None:
+            args.agents = ",".join(["random", *spec.agents])
+        specs = split_specs("--agents", args.agents,
+                            f"random,greedy; names: {', '.join(agents.available(args.env))}")
         # The player count and rules go to every agent: a PPO checkpoint trained for another table is
         # refused here, before any game is played.
-        agent = agents.make(spec, game=args.env, seed=seed + 1 + i, num_players=players, rules=rules)
-        built.append(agent)
+        built = [make_agent("--agents", agent_spec, game=args.env, seed=seed + 1 + i, num_players=players, rules=rules)
+                 for i, agent_spec in enumerate(specs)]
     names = unique_names(specs)
     result = play_tournament(built, num_players=players, games=games, seed=seed, env=args.env,
                              batch_size=batch_size, progress=args.progress, names=names, **rules)
@@ -99,11 +88,9 @@ def run(argv: Sequence[str] | None = None) -> TournamentResult:
           f"seatings), seed {seed}, mean {result.mean_turns:.1f} turns, {result.truncated} truncated")
     print(result.markdown() if args.markdown else result.table())
     if args.json:
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
         data = result.to_dict()
         data["command"] = "python -m training.evaluate " + " ".join(sys.argv[1:] if argv is None else argv)
-        path.write_text(json.dumps(data, indent=2))
+        path = write_json_file(args.json, json.dumps(data, indent=2))
         print(f"wrote {path}")
     if args.plot:
         print(f"wrote {plot(result, args.plot)}")
@@ -145,12 +132,9 @@ def plot(result: TournamentResult, path: str | Path) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point: bad arguments exit with status 2 and the ValueError's message."""
-    try:
-        run(argv)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+    """Entry point: a user's mistake exits with status 2 and one line ``error: ...`` on stderr
+    (``keine_ahnung_env.cli.run_command``)."""
+    run_command(run, argv)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,15 @@ from typing import Any, Callable, TextIO
 
 import numpy as np
 
-from .cli import parse_dataclass, parse_rules
+from .cli import (UsageError, check_env, check_int, check_seed, check_variant, make_agent, parse_dataclass, run_command,
+                  split_specs, user_errors)
+
+PROG = "python -m training.play"
+EXAMPLES = (
+    "--opponents greedy,greedy,greedy",
+    "--opponents ppo_4p,greedy,counter --seat 2 --seed 7",
+    "--opponents counter --rules memory=none",
+)
 
 
 @dataclasses.dataclass
@@ -30,7 +38,7 @@ class Args:
     seat: int = 0
     """your seat, 0 = first to play"""
     seed: int = 0
-    """the deal"""
+    """the deal (an integer 0 to 2**32 - 1)"""
     rules: list[str] = dataclasses.field(default_factory=list)
     """rules options as key=value (e.g. memory=none)"""
 
@@ -45,33 +53,35 @@ def describe_move(spec, core, seat: int, action: int) -> Callable[[Any], str]:
     return lambda core: name
 
 
-def play(args: Args, read: Callable[[], str] = input, out: TextIO = sys.stdout) -> dict:
-    """Runs one game; ``read`` supplies the human's lines (``input`` by default); returns the result."""
-    import agents
-    from keine_ahnung_env import registry
-    from keine_ahnung_env.vector import VectorEnv
-
-    try:
-        game = registry.game(args.env)
-    except ValueError:
-        raise ValueError(f"--env {args.env!r}; allowed: {', '.join(registry.games())}") from None
-    specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
+def check_args(args: Args) -> tuple:
+    """``(spec, rules, bots)`` for ``args``: the variant played and ``{seat: (agent spec, agent)}`` of
+    the bots; UsageError (a ValueError) naming the first bad argument."""
+    game = check_env(args.env)
+    specs = split_specs("--opponents", args.opponents, "greedy,greedy,greedy")
     num_players = len(specs) + 1
     if num_players not in game.players:
-        raise ValueError(f"--opponents names {len(specs)} agents; allowed: {game.min_players - 1}-"
+        raise UsageError(f"--opponents names {len(specs)} agents; allowed: {game.min_players - 1}-"
                          f"{game.max_players - 1} ({game.min_players}-{game.max_players} players)")
-    if not 0 <= args.seat < num_players:
-        raise ValueError(f"--seat {args.seat}; allowed: 0-{num_players - 1}")
-    rules = parse_rules(args.rules)
-    spec = game.spec(num_players, **rules)
-    env = VectorEnv(spec, 1, args.seed, autoreset=False)
+    check_int("--seat", args.seat, 0, num_players - 1)
+    check_seed(args.seed)
+    spec, rules = check_variant(game, num_players, args.rules)
     bots = {}
     for i, agent_spec in enumerate(specs):
         seat = [s for s in range(num_players) if s != args.seat][i]
         kwargs = {"num_players": num_players, "rules": rules} if agent_spec.startswith("ppo") else {}
-        bots[seat] = (agent_spec, agents.make(agent_spec, game=args.env, seed=args.seed + i, **kwargs))
+        bots[seat] = (agent_spec, make_agent("--opponents", agent_spec, game=args.env, seed=args.seed + i, **kwargs))
+    return spec, rules, bots
+
+
+def play(args: Args, read: Callable[[], str] = input, out: TextIO = sys.stdout) -> dict:
+    """Runs one game; ``read`` supplies the human's lines (``input`` by default); returns the result."""
+    from keine_ahnung_env.vector import VectorEnv
+
+    with user_errors():
+        spec, _, bots = check_args(args)
+    env = VectorEnv(spec, 1, args.seed, autoreset=False)
     core = env.core
-    print(f"{spec.title or spec.name}, {num_players} players. You are seat {args.seat}; "
+    print(f"{spec.title or spec.name}, {spec.num_players} players. You are seat {args.seat}; "
           + ", ".join(f"seat {s}: {agent_spec}" for s, (agent_spec, _) in sorted(bots.items())) + ".", file=out)
     by_name = {name.upper(): a for a, name in enumerate(spec.action_names)}
     result = env.reset()
@@ -127,9 +137,10 @@ def _parse_choice(line: str, legal: list[int], by_name: dict[str, int]) -> int |
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of ``python -m training.play``."""
-    play(parse_dataclass(Args, argv))
+    """Entry point of ``python -m training.play``; bad arguments raise ValueError (one line and exit
+    status 2 on the command line)."""
+    play(parse_dataclass(Args, argv, prog=PROG, examples=EXAMPLES))
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

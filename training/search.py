@@ -29,18 +29,25 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from keine_ahnung_env import registry
+from keine_ahnung_env.cli import write_json_file
 from keine_ahnung_env.game_spec import GameSpec, SearchHooks
 from keine_ahnung_env.stats import proportion_interval
 
-from .cli import parse_dataclass, parse_rules
+from .cli import (check_env, check_int, check_json_path, check_number, check_players, check_positive,
+                  check_seed, check_variant, make_agent, parse_dataclass, run_command, user_errors)
 
 DEFAULT_ENV = "keine_ahnung_v0"
+PROG = "python -m training.search"
+EXAMPLES = (
+    "--players 4 --games 2000 --playouts 48 --trophies-left 4 --seed 0",
+    "--players 3 --games 400 --rollout-agent greedy --json search.json",
+    "--games 200 --rules memory=none --no-progress",
+)
 
 
 @dataclasses.dataclass
@@ -49,9 +56,9 @@ class Args:
 
     env: str = DEFAULT_ENV
     """the game (one whose spec offers search hooks: keine_ahnung_v0)"""
-    players: int = 4
-    """number of players, in the game's range (2-5 for keine_ahnung_v0); the planner takes one seat, rotating
-    between games"""
+    players: int = 0
+    """number of players, in the game's range (2-5 for keine_ahnung_v0); 0: the game's default (keine_ahnung_v0:
+    4). The planner takes one seat, rotating between games"""
     games: int = 400
     """games to play"""
     rollout_agent: str = "counter"
@@ -68,9 +75,11 @@ class Args:
     rules: list[str] = dataclasses.field(default_factory=list)
     """rules options as key=value (e.g. memory=none)"""
     seed: int = 0
-    """seeds the deals, the determinizations and the agents"""
+    """seeds the deals, the determinizations and the agents (an integer 0 to 2**32 - 1)"""
     json: str = ""
     """also write the summary and every game's win share to this JSON file"""
+    progress: bool = True
+    """report the win share so far on stderr after each batch of games"""
 
 
 def search_hooks(game: str | GameSpec) -> SearchHooks:
@@ -216,29 +225,34 @@ def play_planner(planner: RolloutPlanner, opponent, num_players: int, games: int
 
 
 def main(argv: list[str] | None = None) -> dict:
-    """Parses the arguments, plays, prints the planner's win share with its 95% interval."""
-    import agents
-
-    args = parse_dataclass(Args, argv)
-    try:
-        game = registry.game(args.env)
-    except ValueError:
-        raise ValueError(f"--env {args.env!r}; allowed: {', '.join(registry.games())}") from None
-    search_hooks(args.env)  # refuses a game without search hooks, naming those with them
-    if args.players not in game.players:
-        raise ValueError(f"--players {args.players}; allowed: {game.min_players}-{game.max_players}")
-    if args.games < 1 or args.batch_size < 1:
-        raise ValueError("--games and --batch-size must be positive integers")
-    rules = parse_rules(args.rules)
-    opponent = agents.make(args.rollout_agent, game=args.env, seed=args.seed + 1, num_players=args.players,
-                           rules=rules)
-    rollout = agents.make(args.rollout_agent, game=args.env, seed=args.seed + 2, num_players=args.players,
-                          rules=rules)
-    planner = RolloutPlanner(rollout, playouts=args.playouts, margin=args.margin, trophies_left=args.trophies_left,
-                             seed=args.seed + 3, game=args.env)
+    """Parses the arguments, plays, prints the planner's win share with its 95% interval. Bad arguments
+    raise ValueError (a ``UsageError``), found before any game is played."""
+    args = parse_dataclass(Args, argv, prog=PROG, examples=EXAMPLES)
+    with user_errors():
+        game = check_env(args.env)
+        with user_errors("--env", args.env):
+            search_hooks(args.env)  # refuses a game without search hooks, naming those with them
+        players = check_players(game, args.players, zero_is_default=True)
+        check_positive("--games", args.games)
+        check_positive("--batch-size", args.batch_size)
+        check_int("--playouts", args.playouts, 2)
+        check_int("--trophies-left", args.trophies_left, 0)
+        check_number("--margin", args.margin, 0.0, allowed="a non-negative number (standard errors)")
+        check_seed(args.seed)
+        check_json_path(args.json)
+        _, rules = check_variant(game, players, args.rules)
+        args = dataclasses.replace(args, players=players)
+        opponent = make_agent("--rollout-agent", args.rollout_agent, game=args.env, seed=args.seed + 1,
+                              num_players=args.players, rules=rules)
+        rollout = make_agent("--rollout-agent", args.rollout_agent, game=args.env, seed=args.seed + 2,
+                             num_players=args.players, rules=rules)
+        planner = RolloutPlanner(rollout, playouts=args.playouts, margin=args.margin, trophies_left=args.trophies_left,
+                                 seed=args.seed + 3, game=args.env)
     started = time.time()
 
     def report(done: int, shares: np.ndarray) -> None:
+        if not args.progress:
+            return
         print(f"{done} games: win share {100 * shares.mean():.1f}% ({time.time() - started:.0f} s)", file=sys.stderr,
               flush=True)
 
@@ -257,10 +271,10 @@ def main(argv: list[str] | None = None) -> dict:
     if args.json:
         import json
 
-        Path(args.json).write_text(json.dumps({**summary, "args": dataclasses.asdict(args),
+        write_json_file(args.json, json.dumps({**summary, "args": dataclasses.asdict(args),
                                                "shares": shares.tolist()}, indent=1))
     return summary
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

@@ -26,7 +26,15 @@ from pathlib import Path
 
 import numpy as np
 
-from .cli import parse_dataclass, parse_rules
+from .cli import (UsageError, check_env, check_int, check_number, check_players, check_positive, check_seed,
+                  check_variant, make_agent, parse_dataclass, parse_rules, run_command, usage_error, user_errors)
+
+PROG = "python -m training.train"
+EXAMPLES = (
+    "--env keine_ahnung_v0 --players 4 --opponents counter --max-minutes 10",
+    "--players 3 --features advice --imitate counter --total-timesteps 2000000 --seed 1",
+    "--resume runs/keine_ahnung_v0_4p_seed0/final.zip --critic oracle --critic-warmup 20",
+)
 
 
 @dataclasses.dataclass
@@ -115,7 +123,7 @@ class Args:
     rules: list[str] = dataclasses.field(default_factory=list)
     """the game's rules options as key=value (keine_ahnung_v0: e.g. memory=none allow_keep=true)"""
     seed: int = 0
-    """seeds the games, the opponents and the network"""
+    """seeds the games, the opponents and the network (an integer 0 to 2**32 - 1)"""
     out_dir: str = "runs"
     """where runs are written"""
     run_name: str = ""
@@ -127,46 +135,35 @@ class Args:
 
 
 def check_args(args: Args):
-    """Raises ValueError naming the first bad argument and what is allowed; returns the ``GameSpec`` of
-    the variant the arguments name (``--players 0``: the game's default player count)."""
-    from keine_ahnung_env import registry
-
-    try:
-        entry = registry.game(args.env)
-    except ValueError:
-        raise ValueError(f"--env {args.env!r} is not a registered game; registered games: "
-                         f"{', '.join(registry.games())}") from None
-    if args.players != 0 and (isinstance(args.players, bool) or args.players not in entry.players):
-        raise ValueError(f"--players {args.players}; allowed for {args.env}: {entry.min_players}-{entry.max_players} "
-                         f"(0: its default, {entry.default_players})")
+    """Raises ValueError (a ``UsageError``) naming the first bad argument, what was given and what is
+    allowed; returns the ``GameSpec`` of the variant the arguments name (``--players 0``: the game's
+    default player count). Imports nothing heavy: the command checks its arguments before torch."""
+    entry = check_env(args.env)
+    players = check_players(entry, args.players, zero_is_default=True)
+    check_seed(args.seed)
     for name in ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs", "eval_games", "final_games",
                  "snapshot_every", "max_snapshots", "torch_threads", "imitation_games", "imitation_epochs"):
-        if getattr(args, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} {getattr(args, name)}; allowed: a positive integer")
-    if not args.max_minutes >= 0:
-        raise ValueError(f"--max-minutes {args.max_minutes}; allowed: 0 (no budget) or a positive number of minutes")
-    if args.eval_every < 0:
-        raise ValueError(f"--eval-every {args.eval_every}; allowed: 0 (never) or a positive integer")
+        check_positive(f"--{name.replace('_', '-')}", getattr(args, name))
+    check_number("--max-minutes", args.max_minutes, 0.0, allowed="0 (no budget) or a positive number of minutes")
+    check_int("--eval-every", args.eval_every, 0, allowed="0 (never) or a positive integer")
     if args.critic not in ("public", "oracle"):
-        raise ValueError(f"--critic {args.critic!r}; allowed: public, oracle")
-    if not args.warmup_learning_rate > 0:
-        raise ValueError(f"--warmup-learning-rate {args.warmup_learning_rate}; allowed: a positive number")
-    if args.critic_warmup < 0:
-        raise ValueError(f"--critic-warmup {args.critic_warmup}; allowed: 0 or a positive number of updates")
+        raise usage_error("--critic", args.critic, "public, oracle")
+    check_number("--warmup-learning-rate", args.warmup_learning_rate, 0.0, strict=True, allowed="a positive number")
+    check_int("--critic-warmup", args.critic_warmup, 0, allowed="0 or a positive number of updates")
     if args.activation not in ("tanh", "relu"):
-        raise ValueError(f"--activation {args.activation!r}; allowed: tanh, relu")
+        raise usage_error("--activation", args.activation, "tanh, relu")
     try:
         arch = [int(n) for n in args.net_arch.split(",") if n.strip()]
     except ValueError:
         arch = []
     if not arch or min(arch) < 1:
-        raise ValueError(f"--net-arch {args.net_arch!r}; allowed: comma-separated positive sizes, e.g. 256,256")
-    spec = entry.spec(args.players or None, **parse_rules(args.rules))  # validates the rules options
+        raise usage_error("--net-arch", args.net_arch, "comma-separated positive sizes, e.g. 256,256")
+    spec, _ = check_variant(entry, players, args.rules)  # the game validates the rules options
     if args.features and args.features not in spec.feature_names:
-        raise ValueError(f"--features {args.features!r}; allowed for {args.env}: {', '.join(spec.feature_names)}")
+        raise usage_error("--features", args.features, ", ".join(spec.feature_names), args.env)
     if args.critic == "oracle" and not spec.privileged_size:
-        raise ValueError(f"--critic oracle: {args.env} offers no hidden inputs for an oracle critic "
-                         "(GameSpec.privileged_size is 0); use --critic public")
+        raise UsageError(f"--critic oracle: {args.env} offers no hidden inputs for an oracle critic "
+                         "(GameSpec.privileged_size is 0); allowed: --critic public")
     return spec
 
 
@@ -195,15 +192,29 @@ class OpponentPool:
 
 def main(argv: list[str] | None = None) -> dict:
     """Runs one training as ``Args`` says; returns a summary (paths and final figures)."""
-    args = parse_dataclass(Args, argv)
+    args = parse_dataclass(Args, argv, prog=PROG, examples=EXAMPLES)
     return train(args)
 
 
 def train(args: Args) -> dict:
-    """Trains, evaluates and writes everything; see the module docstring."""
-    spec = check_args(args)
+    """Trains, evaluates and writes everything; see the module docstring.
+
+    The setup (the arguments, the opponents and the ``--imitate`` teacher, a ``--resume`` checkpoint)
+    runs first: its ValueErrors are the user's (``UsageError``: one line and exit status 2 on the
+    command line); a ValueError raised later, while training, is a bug and keeps its traceback."""
+    with user_errors():
+        spec = check_args(args)
     args = dataclasses.replace(args, players=spec.num_players, features=args.features or spec.default_features,
                                opponents=args.opponents.strip() or default_opponents(spec))
+    rules = parse_rules(args.rules)
+    # Opponents: one instance per distinct baseline spec, shared by every game and seat (agents are
+    # batched, so each extra instance would cost one more act() call per round of play); a spec
+    # listed twice is drawn twice as often.
+    listed = [s.strip() for s in args.opponents.split(",") if s.strip()]
+    opponent_specs = list(dict.fromkeys(listed))
+    instances = {s: make_agent("--opponents", s, game=args.env, seed=args.seed + 1 + i)
+                 for i, s in enumerate(opponent_specs)}
+    teacher = make_agent("--imitate", args.imitate, game=args.env, seed=args.seed + 500) if args.imitate else None
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -222,17 +233,22 @@ def train(args: Args) -> dict:
     from .tournament import play_tournament
 
     torch.set_num_threads(args.torch_threads)
-    rules = parse_rules(args.rules)
+    net_arch = [int(n) for n in args.net_arch.split(",") if n.strip()]
+    resumed = None
+    if args.resume:
+        # Never MaskablePPO.load: it unpickles the archive's data entry, which can run any code. The
+        # sidecar describes the model; the archive gives tensors and plain JSON numbers only.
+        with user_errors("--resume", args.resume):  # not one of this command's checkpoints, or for another table
+            resumed = load_training_state(args.resume, args.env)
+            recorded = resumed.info
+            check_compatible(recorded, args.env, args.players, rules, where=f"--resume {args.resume}")
+        if recorded.features != args.features or recorded.net_arch != tuple(net_arch) \
+                or recorded.activation != args.activation:
+            raise UsageError(f"--resume {args.resume} uses features={recorded.features!r}, net_arch="
+                             f"{list(recorded.net_arch)}, activation={recorded.activation!r}; pass the same "
+                             "--features, --net-arch and --activation")
     run_dir = Path(args.out_dir) / (args.run_name or f"{args.env}_{args.players}p_seed{args.seed}")
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
-    net_arch = [int(n) for n in args.net_arch.split(",") if n.strip()]
-
-    # Opponents: one instance per distinct baseline spec, shared by every game and seat (agents are
-    # batched, so each extra instance would cost one more act() call per round of play); a spec
-    # listed twice is drawn twice as often.
-    listed = [s.strip() for s in args.opponents.split(",") if s.strip()]
-    opponent_specs = list(dict.fromkeys(listed))
-    instances = {s: agents.make(s, game=args.env, seed=args.seed + 1 + i) for i, s in enumerate(opponent_specs)}
     baselines = [instances[s] for s in listed]
     pool = OpponentPool(baselines, args.players, args.max_snapshots)
     features = spec.features(args.features)
@@ -255,18 +271,6 @@ def train(args: Args) -> dict:
     hyper = dict(learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
                  n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
                  ent_coef=args.ent_coef)
-    resumed = None
-    if args.resume:
-        # Never MaskablePPO.load: it unpickles the archive's data entry, which can run any code. The
-        # sidecar describes the model; the archive gives tensors and plain JSON numbers only.
-        resumed = load_training_state(args.resume, args.env)
-        recorded = resumed.info
-        check_compatible(recorded, args.env, args.players, rules, where=f"--resume {args.resume}")
-        if recorded.features != args.features or recorded.net_arch != tuple(net_arch) \
-                or recorded.activation != args.activation:
-            raise ValueError(f"--resume {args.resume} uses features={recorded.features!r}, net_arch="
-                             f"{list(recorded.net_arch)}, activation={recorded.activation!r}; pass the same "
-                             "--features, --net-arch and --activation")
     same_critic = resumed is not None and resumed.info.critic == args.critic
     # A model resumed whole keeps the seed it was created with (as SB3's load did: it re-seeded torch,
     # the games and the opponents from it), so resumed runs replay as they did before.
@@ -274,18 +278,19 @@ def train(args: Args) -> dict:
     model = MaskablePPO(policy_class, env, policy_kwargs=policy_kwargs, tensorboard_log=str(run_dir / "tensorboard"),
                         seed=seed, device="cpu", verbose=0, **hyper)
     if same_critic:
-        restore_training_state(model, resumed, where=f"--resume {args.resume}")
+        with user_errors("--resume", args.resume):  # weights or optimizer state that do not fit the architecture
+            restore_training_state(model, resumed, where=f"--resume {args.resume}")
     elif resumed is not None:
         # Another critic kind: the actor (policy network and action head) carries over, the critic
         # starts afresh, so --critic-warmup is advised.
-        lent, _ = load_policy(args.resume, args.env)
+        with user_errors("--resume", args.resume):
+            lent, _ = load_policy(args.resume, args.env)
         actor = {k: v for k, v in lent.state_dict().items() if k.startswith(ACTOR_PREFIXES)}
         model.policy.load_state_dict(actor, strict=False)
         model.num_timesteps = recorded.timesteps
         print(f"actor from {args.resume} ({recorded.critic} critic); new {args.critic} critic", flush=True)
 
-    if args.imitate:
-        teacher = agents.make(args.imitate, game=args.env, seed=args.seed + 500)
+    if teacher is not None:
         start = time.time()
         demos = collect_demonstrations(teacher, features, args.players, args.imitation_games, seed=args.seed + 500,
                                        rules=rules, game=args.env)
@@ -469,4 +474,4 @@ def plot_curve(curve: list[dict], path: Path, num_players: int) -> Path:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)
