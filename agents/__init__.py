@@ -23,21 +23,53 @@ checkpoint trained for another variant is refused when it is built. A non-defaul
 Spec strings: ``name`` or ``name:arg1:arg2`` (positional, in the order of the entry's
 ``positional`` parameters) or ``name:key=value``. Numbers are parsed as int or float where they
 look like one. ``ppo:path/to/checkpoint`` loads a checkpoint (``agents/ppo.py``) safely.
+
+Your own agent, by its Python import path (the rule that tells it from ``name:arg``):
+
+* ``py:MODULE:ATTRIBUTE[:key=value...]`` always names a user agent (``py:my_agent:MyAgent`` for a
+  top-level module ``my_agent``);
+* ``PKG.MODULE:ATTRIBUTE[:key=value...]``, where the part before the first ``:`` contains a ``.``
+  and is not a registered name, is the same without the prefix (``my_pkg.bots:Agent:depth=2``).
+
+``ATTRIBUTE`` (dotted for a nested one) is a class or factory, called as ``factory(seed=seed,
+**kwargs)`` with the spec's ``key=value`` arguments; the context keywords ``num_players``, ``rules``
+and ``game`` that commands pass are handed on only where the factory accepts them. It may also be a
+ready agent object (one with ``act``, e.g. ``my_agent = agents.batched(my_function)``), used as it is
+and reseeded with ``seed`` where it has ``reseed``. What it builds needs the batched ``act(observation,
+action_mask)``; a one-observation-at-a-time agent (a function or an object with ``act(obs, mask) ->
+int``) becomes one with :func:`batched`. A module that cannot be imported, a missing attribute or an
+object without ``act`` is a ValueError. Module paths, not files: put the module's folder on
+``PYTHONPATH``. The module is imported in this process: it is your code, run by your choice, as
+``python -m`` would. Nothing named inside a file the library reads (a checkpoint, a result JSON) is
+ever imported.
+
+Installed packages publish agents under the entry-point group ``keine_ahnung_env.agents``
+(:data:`ENTRY_POINT_GROUP`; ``[project.entry-points."keine_ahnung_env.agents"] my_bot =
+"my_pkg.bots:make"``): each entry-point name is then an agent name for every game, built like a
+registered one (``my_bot``, ``my_bot:key=value``). A built-in or registered name wins over an entry
+point of the same name. The entry points are read once per process
+(``installed_entry_points.cache_clear()`` reads them again).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
+import inspect
 import re
 from typing import Any, Callable
 
-from .base import Agent, RandomAgent, sample_masked
+from .base import Agent, RandomAgent, batched, sample_masked
 
-__all__ = ["Agent", "RandomAgent", "sample_masked", "make", "available", "describe", "parse_spec", "register",
-           "unregister"]
+__all__ = ["Agent", "RandomAgent", "sample_masked", "batched", "make", "available", "describe", "parse_spec",
+           "register", "unregister", "is_user_spec", "installed_entry_points", "ENTRY_POINT_GROUP"]
 
 DEFAULT_GAME = "keine_ahnung_v0"
+ENTRY_POINT_GROUP = "keine_ahnung_env.agents"
+"""The entry-point group under which installed packages publish agents (name -> factory)."""
+USER_PREFIX = "py:"
+"""The prefix of a spec that names a user agent by import path: ``py:module:attribute``."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,11 +126,47 @@ def _game_entry(game: str):
     return registry.game(game)  # ValueError listing the registered games
 
 
+class _EntryPointFactory:
+    """An installed package's agent (an entry point of :data:`ENTRY_POINT_GROUP`), loaded on first use."""
+
+    def __init__(self, entry_point: Any):
+        self.entry_point = entry_point
+
+    def __call__(self, **kwargs: Any) -> Any:
+        try:
+            factory = self.entry_point.load()
+        except Exception as exc:  # the package's import failed: say which agent and why
+            raise ValueError(f"agent {self.entry_point.name!r} (entry point {self.entry_point.value!r} of "
+                             f"{ENTRY_POINT_GROUP}) cannot be loaded: {type(exc).__name__}: {exc}") from exc
+        return _call_factory(factory, kwargs, f"entry point {self.entry_point.name!r}")
+
+
+@functools.lru_cache(maxsize=1)
+def installed_entry_points() -> tuple[Any, ...]:
+    """The entry points of :data:`ENTRY_POINT_GROUP` (read once per process; ``.cache_clear()`` reads
+    them again). Names containing ``.``, ``:``, ``,`` or ``=`` are skipped: a spec could not name them."""
+    from importlib.metadata import entry_points
+
+    try:
+        found = entry_points(group=ENTRY_POINT_GROUP)
+    except Exception:  # a broken distribution's metadata must not break the built-in agents
+        return ()
+    return tuple(ep for ep in found if ep.name and not any(c in ep.name for c in ".:,="))
+
+
+def _entry_points() -> dict[str, _Entry]:
+    """The agents installed packages publish (names only; nothing is imported here)."""
+    return {ep.name: _Entry(_EntryPointFactory(ep), description=f"installed: {ep.value}")
+            for ep in installed_entry_points()}
+
+
 def _check_game(game: str) -> dict[str, _Entry]:
-    """Every agent offered for ``game``: the common ones, the game's own (its spec), then added ones."""
+    """Every agent offered for ``game``: installed packages' entry points, then the common ones, the
+    game's own (its spec) and added ones (a later one wins a name)."""
     entry = _game_entry(game)
     own = entry.spec().agents
-    table = dict(_COMMON)
+    table = _entry_points()
+    table.update(_COMMON)
     table.update({name: _Entry(info.factory, tuple(info.positional), info.description) for name, info in own.items()})
     table.update(_ADDED.get(game, {}))
     return table
@@ -125,13 +193,117 @@ def _literal(text: str) -> Any:
     return words.get(text.lower(), text)
 
 
+def is_user_spec(spec: str, game: str = DEFAULT_GAME) -> bool:
+    """Whether ``spec`` names a user agent by import path: it starts with ``py:``, or the part before
+    its first ``:`` contains a ``.`` and is not a registered name (see the module docstring)."""
+    if not isinstance(spec, str):
+        return False
+    text = spec.strip()
+    if text.startswith(USER_PREFIX):
+        return True
+    head = text.split(":", 1)[0]
+    return "." in head and ":" in text and head not in _check_game(game)
+
+
+_MODULE_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def _parse_user_spec(spec: str) -> tuple[str, str, dict[str, Any]]:
+    """``(module, attribute, kwargs)`` of a user spec ``[py:]module:attribute[:key=value...]``."""
+    text = spec.strip()
+    body = text[len(USER_PREFIX):] if text.startswith(USER_PREFIX) else text
+    module, _, rest = body.partition(":")
+    attribute, *args = rest.split(":") if rest else ("",)
+    example = "py:my_agent:MyAgent or my_pkg.bots:MyAgent:depth=2"
+    if module.endswith(".py") or "/" in module or "\\" in module:
+        raise ValueError(f"agent spec {spec!r}: {module!r} is a file, not a module path; put its folder on "
+                         f"PYTHONPATH and name the module, e.g. py:{module.rsplit('/', 1)[-1].removesuffix('.py')}:"
+                         f"{attribute or 'MyAgent'}")
+    if not _MODULE_PATH.fullmatch(module) or not attribute or not _MODULE_PATH.fullmatch(attribute):
+        raise ValueError(f"agent spec {spec!r}; a user agent is module:attribute[:key=value...], e.g. {example}")
+    kwargs: dict[str, Any] = {}
+    for arg in args:
+        if "=" not in arg:
+            raise ValueError(f"agent spec {spec!r}: argument {arg!r} of a user agent must be key=value "
+                             "(user agents take keywords only)")
+        key, value = arg.split("=", 1)
+        kwargs[key.strip()] = _literal(value.strip())
+    return module, attribute, kwargs
+
+
+def _import_attribute(module: str, attribute: str, spec: str) -> Any:
+    """``module.attribute`` (dotted attribute paths too); ValueError when the import or a lookup fails."""
+    try:
+        target = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and (exc.name == module or module.startswith(exc.name + ".")):
+            raise ValueError(f"agent spec {spec!r}: no module named {exc.name!r} (is its folder on PYTHONPATH?)") \
+                from exc
+        raise ValueError(f"agent spec {spec!r}: importing {module!r} failed: {type(exc).__name__}: {exc}") from exc
+    except Exception as exc:  # the user's module raised while importing
+        raise ValueError(f"agent spec {spec!r}: importing {module!r} failed: {type(exc).__name__}: {exc}") from exc
+    for part in attribute.split("."):
+        if not hasattr(target, part):
+            raise ValueError(f"agent spec {spec!r}: {getattr(target, '__name__', module)!r} has no attribute {part!r}")
+        target = getattr(target, part)
+    return target
+
+
+_CONTEXT_KEYWORDS = ("num_players", "rules", "game")
+"""Keywords commands pass to every agent: handed to a user factory only where it accepts them."""
+
+
+def _call_factory(factory: Any, kwargs: dict[str, Any], what: str) -> Any:
+    """Builds an agent from a user factory (or takes a ready agent object as it is) and checks it has
+    ``act``."""
+    seed = kwargs.pop("seed", None)
+    if not isinstance(factory, type) and callable(getattr(factory, "act", None)):
+        agent = factory  # a ready agent object, e.g. agents.batched(my_function)
+        extra = {k: v for k, v in kwargs.items() if k not in _CONTEXT_KEYWORDS}
+        if extra:
+            raise ValueError(f"{what} is an agent object, not a factory; it takes no arguments (got {extra})")
+        if seed is not None and callable(getattr(agent, "reseed", None)):
+            agent.reseed(seed)
+    else:
+        if not callable(factory):
+            raise ValueError(f"{what} is a {type(factory).__name__}, neither an agent (an object with "
+                             "act(observation, action_mask)) nor a class or factory building one")
+        try:
+            parameters = inspect.signature(factory).parameters.values()
+            open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+            accepted = {p.name for p in parameters}
+        except (TypeError, ValueError):  # no signature (a builtin): pass everything
+            open_ended, accepted = True, set()
+        call = {k: v for k, v in kwargs.items() if open_ended or k in accepted or k not in _CONTEXT_KEYWORDS}
+        if open_ended or "seed" in accepted:
+            call["seed"] = seed
+        try:
+            agent = factory(**call)
+        except TypeError as exc:
+            raise ValueError(f"{what} rejected its arguments {call}: {exc}") from exc
+    if not callable(getattr(agent, "act", None)):
+        raise ValueError(f"{what} built a {type(agent).__name__} without an act(observation, action_mask) method; "
+                         "a one-observation-at-a-time agent (act(obs, mask) -> int, or a function) is wrapped with "
+                         "agents.batched(...)")
+    if not isinstance(getattr(agent, "name", None), str):
+        try:
+            agent.name = getattr(factory, "__name__", type(agent).__name__)
+        except AttributeError:
+            pass
+    return agent
+
+
 def parse_spec(spec: str, game: str = DEFAULT_GAME) -> tuple[str, dict[str, Any]]:
     """Splits ``"name:arg:key=value"`` into ``(name, kwargs)`` using the entry's positional names.
 
-    Raises ValueError for an unknown name (listing the available ones) or too many positional
-    arguments."""
+    A user agent's spec (``[py:]module:attribute[:key=value...]``, see :func:`is_user_spec`) gives
+    ``("module:attribute", kwargs)`` without importing anything. Raises ValueError for an unknown
+    name (listing the available ones) or too many positional arguments."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec {spec!r}; expected a non-empty string such as 'greedy' or 'risk_caller:0.6'")
+    if is_user_spec(spec, game):
+        module, attribute, kwargs = _parse_user_spec(spec)
+        return f"{module}:{attribute}", kwargs
     registry = _check_game(game)
     name, *args = spec.strip().split(":")
     if name == "ppo" and args and "=" not in args[0]:
@@ -165,18 +337,33 @@ def make(name: str, game: str = DEFAULT_GAME, seed: int | None = None, **kwargs:
     Keyword arguments go to the agent's constructor (they override spec arguments). Raises ValueError
     for an unknown game or agent name (listing what is available) and for bad arguments.
     """
+    if is_user_spec(name, game):
+        module, attribute, spec_kwargs = _parse_user_spec(name)
+        spec_kwargs.update(kwargs)
+        factory = _import_attribute(module, attribute, name)
+        agent = _call_factory(factory, {**spec_kwargs, "seed": seed, "game": game}, f"agent {name.strip()!r}")
+        try:
+            agent.name = name.strip()  # tables label it by its spec
+        except AttributeError:
+            pass
+        return agent
     spec_name, spec_kwargs = parse_spec(name, game)
     spec_kwargs.update(kwargs)
     if spec_name == "ppo":
         spec_kwargs.setdefault("game", game)
     entry = _check_game(game)[spec_name]
     factory = entry.resolve()
+    if isinstance(factory, _EntryPointFactory):
+        spec_kwargs.setdefault("game", game)
     try:
         agent = factory(seed=seed, **spec_kwargs)
     except TypeError as exc:
         raise ValueError(f"agent {spec_name!r} rejected its arguments {spec_kwargs}: {exc}") from exc
-    if ":" in name and getattr(agent, "name", None) == spec_name:
-        agent.name = name.strip()
+    if isinstance(factory, _EntryPointFactory) or (":" in name and getattr(agent, "name", None) == spec_name):
+        try:
+            agent.name = name.strip()  # tables label it by its spec
+        except AttributeError:
+            pass
     return agent
 
 

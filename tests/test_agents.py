@@ -90,7 +90,7 @@ def test_lazy_entries_fail_clearly_when_their_module_is_missing():
     finally:
         agents.unregister("future_agent", game="keine_ahnung_v0")
     assert "future_agent" not in agents.available("keine_ahnung_v0")
-    with pytest.raises(ValueError, match="unknown game 'chess_v0'; registered games: keine_ahnung_v0"):
+    with pytest.raises(ValueError, match="unknown game 'chess_v0'; registered games: .*keine_ahnung_v0"):
         agents.make("random", game="chess_v0")
     # The PPO entry resolves lazily to agents/ppo.py, which wants a checkpoint path.
     with pytest.raises(ValueError, match="path"):

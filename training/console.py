@@ -21,6 +21,7 @@ from keine_ahnung_env.cli import CONSOLE, invoked_as, one_line, run_command
 COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("training.train", "train a MaskablePPO agent against the game's heuristic agents"),
     "evaluate": ("training.evaluate", "seat-rotated tournament of agents: win rates, intervals, ratings"),
+    "benchmark_agents": ("training.benchmark_agents", "your agent on the standard protocol; --compare: a leaderboard"),
     "play": ("training.play", "play a game yourself in the terminal against bots"),
     "search": ("training.search", "determinized roll-out planner against copies of a heuristic"),
     "benchmark": ("keine_ahnung_env.benchmark", "speed of the batched engine, its wrappers and peer environments"),

@@ -11,7 +11,9 @@ Every agent sits in every seat equally often and all line-ups meet the same deal
 game and their success rate) and the openskill Plackett-Luce rating (mu, sigma, ordinal = mu -
 3 sigma). ``--json`` writes the same numbers to a file, ``--plot`` a PNG. Agent specs are those of
 ``agents.make`` for the game (``name`` or ``name:arg``; ``ppo:path/to/checkpoint.zip`` for a trained
-policy); without ``--agents`` the league is ``random`` and the game's own heuristic agents.
+policy; ``py:module:Attribute`` or ``my_pkg.module:Attribute`` for your own agent); without ``--agents`` the
+league is ``random`` and the game's own heuristic agents. ``--processes N`` shares the games among N
+worker processes with the same results as one process.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ EXAMPLES = (
     "--players 4 --agents random,greedy,risk_caller:0.6,counter --games 2000 --markdown",
     "--players 4 --agents ppo_4p,counter --games 400 --json league.json --plot league.png",
     "--players 3 --rules memory=none --games 600 --no-progress",
+    "--players 4 --agents py:my_agent:MyAgent,counter --games 4000 --processes 4",
 )
 
 
@@ -42,11 +45,13 @@ def build_parser() -> Parser:
     parser = Parser(PROG, description=__doc__.split("\n\n")[0], examples=EXAMPLES)
     add_env(parser, DEFAULT_ENV)
     add_players(parser)
-    add_agents(parser, help="comma-separated agent specs (agents.make names, e.g. risk_caller:0.6, ppo:PATH); "
-                            "omitted: random and the game's own heuristic agents")
+    add_agents(parser, help="comma-separated agent specs (agents.make names, e.g. risk_caller:0.6, ppo:PATH, "
+                            "py:my_module:MyAgent); omitted: random and the game's own heuristic agents")
     add_games(parser, 2000, help="games to play (rounded up to whole deals)")
     add_seed(parser, help="seed of the deals (an integer 0 to 2**32 - 1)")
     parser.add_argument("--batch-size", type=int, default=1024, metavar="N", help="games stepped together")
+    parser.add_argument("--processes", type=int, default=1, metavar="N",
+                        help="worker processes sharing the batches of games (same results as 1)")
     add_rules(parser, help="rules options, e.g. memory=none allow_keep=true")
     add_json(parser, help="write the results as JSON here")
     parser.add_argument("--plot", default=None, metavar="PATH", help="write a PNG chart of the results here")
@@ -70,6 +75,7 @@ def run(argv: Sequence[str] | None = None) -> TournamentResult:
         games = check_positive("--games", args.games)
         seed = check_seed(args.seed)
         batch_size = check_positive("--batch-size", args.batch_size)
+        processes = check_positive("--processes", args.processes)
         spec, rules = check_variant(game, players, args.rules)
         check_json_path(args.json)
         check_json_path(args.plot, "--plot")
@@ -83,7 +89,7 @@ def run(argv: Sequence[str] | None = None) -> TournamentResult:
                  for i, agent_spec in enumerate(specs)]
     names = unique_names(specs)
     result = play_tournament(built, num_players=players, games=games, seed=seed, env=args.env,
-                             batch_size=batch_size, progress=args.progress, names=names, **rules)
+                             batch_size=batch_size, progress=args.progress, names=names, processes=processes, **rules)
     print(f"{args.env}, {players} players, {result.games} games ({result.deals} deals x {len(result.lineups)} "
           f"seatings), seed {seed}, mean {result.mean_turns:.1f} turns, {result.truncated} truncated")
     print(result.markdown() if args.markdown else result.table())

@@ -26,6 +26,13 @@ agent takes the mean of the new mu and sigma. Tables list the agents by win rate
 
 Any registered game (:mod:`keine_ahnung_env.registry`) can be played; the tournament reads it only
 through its :class:`~keine_ahnung_env.game_spec.GameSpec` and the batched core.
+
+Batches and processes: the games are played in batches of ``batch_size`` (game order as above), and
+before each batch every agent with a ``reseed`` method is reseeded from ``(seed, batch, agent)``. So
+a tournament is reproducible from its arguments alone, whatever the agents' construction seeds, and
+``processes=N`` (batches played by N worker processes, started with ``spawn``) gives exactly the
+results of ``processes=1``: the same games, statistics and ratings. (Agents without ``reseed`` that
+draw random numbers are the exception: each worker continues from a copy of their generator.)
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import pickle
 from typing import Any, Sequence
 
 import numpy as np
@@ -154,6 +162,8 @@ class TournamentResult:
     """[games, P] final scores per seat."""
     game_turns: np.ndarray | None = None
     """[games] turns played."""
+    game_ranks: np.ndarray | None = None
+    """[games, P] final rank per seat (1 = best; tied seats share the better rank)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready description of the tournament and its results."""
@@ -224,20 +234,26 @@ def _game(env: Any) -> registry.GameEntry:
 
 def play_tournament(agents: Sequence[Any], num_players: int = 4, games: int = 2000, seed: int = 0,
                     env: str = DEFAULT_ENV, batch_size: int = 1024, progress: bool = False,
-                    names: Sequence[str] | None = None, rating_passes: int = 8, **rules: Any) -> TournamentResult:
+                    names: Sequence[str] | None = None, rating_passes: int = 8, processes: int = 1,
+                    **rules: Any) -> TournamentResult:
     """Plays a seat-rotated tournament between ``agents`` (objects with ``act(obs, mask)``).
 
     ``env`` is any registered game; ``games`` is rounded up to a whole number of deals (one deal per
     line-up); ``batch_size`` games are stepped together; ``rules`` are the game's rules options (Keine
     Ahnung: ``memory=``, ``allow_keep=``...). ``names`` label the agents (default: their ``name``
     attributes, made unique); ``rating_passes`` is the number of random game orders the ratings are
-    averaged over. Raises ValueError for a bad env, player count, game count, batch size or rules option.
+    averaged over. ``processes``: the batches are shared among this many worker processes (``spawn``;
+    the agents are pickled to them) and the results merged exactly as one run gives them (see the
+    module docstring); more processes than batches are not started. Raises ValueError for a bad env,
+    player count, game count, batch size, process count or rules option, and for agents that cannot
+    be pickled when ``processes > 1``.
     """
     entry = _game(env)
     P = registry.check_players(entry, num_players)
     games = _positive_int("games", games)
     batch_size = _positive_int("batch_size", batch_size)
     rating_passes = _positive_int("rating_passes", rating_passes)
+    processes = _positive_int("processes", processes)
     spec = entry.spec(P, **rules)  # validates the rules options
     agents = list(agents)
     names = list(names) if names is not None else unique_names([getattr(a, "name", type(a).__name__) for a in agents])
@@ -256,10 +272,17 @@ def play_tournament(agents: Sequence[Any], num_players: int = 4, games: int = 20
         from tqdm import tqdm
 
         bar = tqdm(total=total, unit="game", desc=f"{P}-player tournament")
-    batches = []
-    for start in range(0, total, batch_size):
-        idx = np.arange(start, min(start + batch_size, total))
-        batches.append(_play_batch(spec, agents, table[lineup_of[idx]], seed, deal_of[idx], bar))
+    tasks = [(number, table[lineup_of[idx]], deal_of[idx])
+             for number, idx in enumerate(np.arange(start, min(start + batch_size, total))
+                                          for start in range(0, total, batch_size))]
+    workers = min(processes, len(tasks))
+    if workers == 1:
+        batches = []
+        for number, seat_agents, deal_ids in tasks:
+            _reseed_agents(agents, seed, number)
+            batches.append(_play_batch(spec, agents, seat_agents, seed, deal_ids, bar))
+    else:
+        batches = _play_in_processes(workers, entry, P, rules, agents, names, seed, tasks, bar)
     if bar is not None:
         bar.close()
     played = {key: np.concatenate([b[key] for b in batches]) for key in batches[0]}
@@ -288,7 +311,75 @@ def play_tournament(agents: Sequence[Any], num_players: int = 4, games: int = 20
                             rules=_report_rules(entry, spec), agents=results,
                             truncated=int(played["truncated"].sum()), mean_turns=float(played["turns"].mean()),
                             game_deal=deal_of, game_lineup=lineup_of, game_scores=played["scores"],
-                            game_turns=played["turns"])
+                            game_turns=played["turns"], game_ranks=ranks)
+
+
+def batch_seed(seed: int, batch: int, agent: int) -> int:
+    """The seed agent ``agent`` (its first position in the agent list) is reseeded with before batch
+    ``batch`` of a tournament played with ``seed``."""
+    return int(np.random.SeedSequence([int(seed), int(batch), int(agent), 0x7A]).generate_state(1, np.uint32)[0])
+
+
+def _reseed_agents(agents: Sequence[Any], seed: int, batch: int) -> None:
+    """Reseeds every distinct agent object that has ``reseed`` (an object listed twice, once)."""
+    seen: set[int] = set()
+    for a, agent in enumerate(agents):
+        if id(agent) in seen:
+            continue
+        seen.add(id(agent))
+        reseed = getattr(agent, "reseed", None)
+        if callable(reseed):
+            reseed(batch_seed(seed, batch, a))
+
+
+_WORKER: dict[str, Any] = {}
+"""A worker process's game spec and agents (set once by :func:`_worker_start`)."""
+
+
+def _worker_start(entry: registry.GameEntry, num_players: int, rules: dict[str, Any], payload: bytes) -> None:
+    if entry.name not in registry.games():  # a game registered at run time in the parent, not on import
+        registry.register_game(entry)
+    _WORKER["spec"] = registry.game(entry.name).spec(num_players, **rules)
+    _WORKER["agents"] = pickle.loads(payload)
+
+
+def _worker_batch(task: tuple[int, np.ndarray, np.ndarray, int]) -> dict[str, np.ndarray]:
+    number, seat_agents, deal_ids, seed = task
+    agents = _WORKER["agents"]
+    _reseed_agents(agents, seed, number)
+    return _play_batch(_WORKER["spec"], agents, seat_agents, seed, deal_ids, None)
+
+
+def _play_in_processes(workers: int, entry: registry.GameEntry, num_players: int, rules: dict[str, Any],
+                       agents: Sequence[Any], names: Sequence[str], seed: int, tasks: list, bar
+                       ) -> list[dict[str, np.ndarray]]:
+    """Plays the batches in ``workers`` spawned processes; returns their results in batch order."""
+    import multiprocessing
+
+    try:
+        payload = pickle.dumps(list(agents))
+    except Exception as exc:
+        for name, agent in zip(names, agents):
+            try:
+                pickle.dumps(agent)
+            except Exception:
+                raise ValueError(f"processes={workers}: agent {name!r} cannot be sent to a worker process "
+                                 f"(it does not pickle: {type(exc).__name__}: {exc}); use processes=1") from exc
+        raise ValueError(f"processes={workers}: the agents cannot be sent to worker processes "
+                         f"({type(exc).__name__}: {exc}); use processes=1") from exc
+    try:
+        pickle.dumps(entry)
+    except Exception as exc:
+        raise ValueError(f"processes={workers}: game {entry.name!r} cannot be sent to a worker process "
+                         f"({type(exc).__name__}: {exc}); use processes=1") from exc
+    context = multiprocessing.get_context("spawn")
+    out = []
+    with context.Pool(workers, initializer=_worker_start, initargs=(entry, num_players, dict(rules), payload)) as pool:
+        for result in pool.imap(_worker_batch, [(n, s, d, int(seed)) for n, s, d in tasks]):
+            out.append(result)
+            if bar is not None:
+                bar.update(len(result["turns"]))
+    return out
 
 
 def _number(value: Any) -> float:
@@ -369,7 +460,13 @@ def _play_batch(spec: GameSpec, agents: Sequence[Any], seat_agents: np.ndarray, 
         actions = np.zeros(B, np.int64)
         for a in np.unique(who[live]):
             r = np.flatnonzero(live & (who == a))
-            actions[r] = agents[a].act(obs[r], mask[r])
+            chosen = np.asarray(agents[a].act(obs[r], mask[r]))
+            if chosen.shape != (len(r),):
+                name = getattr(agents[a], "name", type(agents[a]).__name__)
+                raise ValueError(f"agent {name!r} returned actions of shape {chosen.shape} for {len(r)} observations; "
+                                 "act(observation [B, O], action_mask [B, A]) must return one action per row (int64 "
+                                 "[B]); a one-observation-at-a-time agent is wrapped with agents.batched(...)")
+            actions[r] = chosen
         token = stats.before_step(core, actions, live) if stats is not None else None
         core.step(actions, active=live)
         if stats is not None:
