@@ -19,8 +19,7 @@ from keine_ahnung_env import keine_ahnung_v0
 from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, Rules
 from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL, ACTION_KEEP, ACTION_PLACE_BASE, NUM_ACTIONS, Phase
 from keine_ahnung_env.games.keine_ahnung.config import CALL_MAX_CARDS, REWARD_MODES, SLOTS
-from keine_ahnung_env.games.keine_ahnung.core import (LOC_ASIDE, LOC_DRAW, LOC_LAYOUT, LOC_PENDING, LOC_PILE,
-                                                      LOC_PRIZE, game_seed_sequences)
+from keine_ahnung_env.games.keine_ahnung.core import LOC_ASIDE, LOC_DRAW, LOC_LAYOUT, LOC_PENDING, LOC_PILE, LOC_PRIZE
 from keine_ahnung_env.games.keine_ahnung.deck import COLOURS, NO_FACE, NUM_FACES
 from keine_ahnung_env.games.keine_ahnung.observation import observation_string
 
@@ -126,9 +125,7 @@ def permute_cards(core: KeineAhnungCore, b: int, perm: np.ndarray) -> None:
     core.pile_face[b, :count] = face[core.pile_top[b, :count]]
     tops = np.zeros(NUM_FACES + 1, np.int64)
     np.add.at(tops, face[core.pile_top[b, :count]], 1)
-    top_count = core.top_count.copy()  # a new array object: the core rebuilds its cached top sets
-    top_count[b] = tops[:NUM_FACES]
-    core.top_count = top_count
+    core.top_count[b] = tops[:NUM_FACES]
 
 
 def shuffle_trophies(core: KeineAhnungCore, b: int, keep_seat: int, rng: np.random.Generator) -> None:
@@ -144,7 +141,7 @@ def shuffle_trophies(core: KeineAhnungCore, b: int, keep_seat: int, rng: np.rand
 class KeineAhnungAdapter(GameAdapter):
     name = "keine_ahnung_v0"
     num_actions = NUM_ACTIONS
-    engine_paths = ("auto", "batched", "scalar")
+    engine_paths = ("auto", "parallel", "serial")
 
     def variant_strategy(self, **kwargs):
         return variants(**kwargs)
@@ -157,17 +154,20 @@ class KeineAhnungAdapter(GameAdapter):
     # ------------------------------------------------------------------ construction
     def make_core(self, num_envs, variant, seed, engine_path="auto"):
         core = KeineAhnungCore(num_envs, rules_of(variant), seed=seed)
-        if engine_path == "batched":
-            core._SCALAR_MAX = 0  # every step and round through the whole-array path
-        elif engine_path == "scalar":
-            core._SCALAR_MAX = 10 ** 9  # every game one by one
+        if engine_path == "parallel":
+            core.parallel_min_games = 0  # every call through the prange kernels, whatever the batch
+        elif engine_path == "serial":
+            core.parallel_min_games = 10 ** 9  # every call on the calling thread
         elif engine_path != "auto":
             raise ValueError(f"engine_path={engine_path!r}; allowed: {self.engine_paths}")
+        if engine_path != "auto":
+            core.seed(seed)
+            core.reset_games(np.arange(num_envs))  # deal again on the forced path
         return core
 
     def make_lone_game(self, variant, seed, index, engine_path="auto"):
         core = self.make_core(1, variant, seed, engine_path)
-        core.rngs[0] = np.random.Generator(np.random.PCG64(game_seed_sequences(seed, [index])[0]))
+        core.seed(seed, [0], [index])  # row 0 takes game `index`'s stream (the BatchedCore protocol)
         core.reset_games(np.array([0]))
         return core
 
@@ -206,7 +206,7 @@ class KeineAhnungAdapter(GameAdapter):
 
     def fingerprint(self, core, b):
         return (core.snapshot(b), core.legal_mask[b].tolist(), core.rewards[b].tolist(),
-                repr(core.rngs[b].bit_generator.state))
+                core.rng_state[b].tolist())
 
     def observation_high(self, core):
         return core.obs_layout.high(core.tables)
@@ -358,10 +358,10 @@ class KeineAhnungAdapter(GameAdapter):
     # ------------------------------------------------------------------ bad input
     def bad_options(self):
         return [
-            ({"num_players": 6}, r"num_players=6; allowed: integers 2-5"),
-            ({"num_players": 1}, r"num_players=1; allowed"),
-            ({"num_players": "4"}, r"num_players='4'; allowed"),
-            ({"num_players": 4.0}, r"num_players=4.0; allowed"),
+            ({"num_players": 6}, r"num_players=6 for keine_ahnung_v0; allowed: integers 2-5"),  # the registry's check
+            ({"num_players": 1}, r"num_players=1 for keine_ahnung_v0; allowed"),
+            ({"num_players": "4"}, r"num_players='4' for keine_ahnung_v0; allowed"),
+            ({"num_players": 4.0}, r"num_players=4.0 for keine_ahnung_v0; allowed"),
             ({"memory": "partial"}, r"memory='partial'; allowed: 'perfect', 'none'"),
             ({"memory": None}, r"memory=None; allowed"),
             ({"reward": "points"}, r"reward='points'; allowed: 'win', 'score', 'rank'"),

@@ -1,4 +1,4 @@
-"""The batched core against the scalar reference, invariants, hidden information, seeding and bad input."""
+"""The compiled core against the pure-Python reference, invariants, hidden information, seeding and bad input."""
 
 import copy
 
@@ -9,9 +9,10 @@ from agents.base import sample_masked
 from keine_ahnung_env import keine_ahnung_v0
 from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, ReferenceGame, Rules
 from keine_ahnung_env.games.keine_ahnung.actions import NUM_ACTIONS, Phase
-from keine_ahnung_env.games.keine_ahnung.core import (LOC_DRAW, LOC_LAYOUT, LOC_PENDING, LOC_PILE,
-                                                      game_seed_sequences)
+from keine_ahnung_env.games.keine_ahnung import rng as game_rng
+from keine_ahnung_env.games.keine_ahnung.core import LOC_DRAW, LOC_LAYOUT, LOC_PENDING, LOC_PILE
 from keine_ahnung_env.games.keine_ahnung.deck import DeckSpec, default_deck
+from keine_ahnung_env.games.keine_ahnung.rng import GameRandom
 
 # (rules, number of games): 1,100 random games in all, compared after every step.
 CONFIGS = [
@@ -32,7 +33,7 @@ def test_core_matches_reference_step_by_step(config, games):
     rules = Rules.make(num_players, **config)
     seed = 100 + num_players
     core = KeineAhnungCore(games, rules, seed=seed)
-    refs = [ReferenceGame(rules, np.random.Generator(np.random.PCG64(s))) for s in game_seed_sequences(seed, range(games))]
+    refs = [ReferenceGame(rules, GameRandom.for_game(seed, i)) for i in range(games)]
     rng = np.random.default_rng(seed)
     steps = 0
     while not core.done.all():
@@ -187,6 +188,39 @@ def test_observation_shows_known_cards_with_perfect_memory_only():
 
 
 # ----------------------------------------------------------------- seeding
+
+
+def test_compiled_and_python_generators_give_the_same_stream():
+    """rng.py's two forms (the kernels' and the reference's) are one generator, bit for bit."""
+    states = game_rng.game_rng_states(123, [0, 7, 10**6])
+    python = [GameRandom(row.tolist()) for row in states]
+    for b, gen in enumerate(python):
+        assert [int(game_rng.next64(states, b)) for _ in range(50)] == [gen.next64() for _ in range(50)]
+        for n in (1, 2, 3, 7, 108, 2**31 + 5):
+            assert [game_rng.bounded(states, b, n) for _ in range(20)] == [gen.bounded(n) for _ in range(20)]
+        for n in (0, 1, 2, 12, 108):
+            values = np.arange(n, dtype=np.int16)
+            game_rng.shuffle(states, b, values, n)
+            assert values.tolist() == gen.permutation(n)
+        assert states[b].tolist() == gen.state
+    # xoshiro256** from the state (1, 2, 3, 4): the reference implementation's first outputs.
+    gen = GameRandom([1, 2, 3, 4])
+    assert [gen.next64() for _ in range(3)] == [11520, 0, 1509978240]
+    # bounded() is uniform: each of 6 values about 1/6 of 60,000 draws.
+    gen = GameRandom.for_game(0, 0)
+    counts = np.bincount([gen.bounded(6) for _ in range(60000)], minlength=6)
+    assert (np.abs(counts - 10000) < 400).all(), counts
+
+
+def test_game_streams_depend_on_seed_and_game_id_only():
+    a = game_rng.game_rng_states(5, range(6))
+    np.testing.assert_array_equal(game_rng.game_rng_states(5, [3, 1]), a[[3, 1]])
+    assert len({tuple(row) for row in a.tolist()}) == 6
+    assert not np.array_equal(game_rng.game_rng_states(6, range(6)), a)
+    core = KeineAhnungCore(4, Rules.make(3), seed=5)
+    np.testing.assert_array_equal(core.rng_state.shape, (4, 4))
+    core.seed(9, indices=[2], game_ids=[40])
+    np.testing.assert_array_equal(core.rng_state[2], game_rng.game_rng_states(9, [40])[0])
 
 
 def first_legal(mask):

@@ -1,21 +1,24 @@
-"""The batched core's two execution paths (whole-batch array rounds, one-game scalar steps) and its
-private caches: every path gives the same games, bit for bit, as the scalar reference engine.
+"""The compiled core's execution paths: the serial kernel (small batches, on the calling thread) and the
+parallel kernel (a ``prange`` over ranges of games, any number of Numba threads) give the same games,
+bit for bit, as each other and as the pure-Python reference engine; state written from outside is
+picked up; game i is the same alone or in a batch.
 
-``test_keine_ahnung_core.py`` compares the default core (batched rounds, scalar tails) with the
-reference; here each path is forced on its own and the paths are compared with each other.
+``test_keine_ahnung_core.py`` compares the default core with the reference on many more games.
 """
 
 import copy
 
+import numba
 import numpy as np
 import pytest
 
 from agents.base import sample_masked
 from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, ReferenceGame, Rules
-from keine_ahnung_env.games.keine_ahnung.core import _STATE_ARRAYS, game_seed_sequences
+from keine_ahnung_env.games.keine_ahnung.core import STATE_ARRAYS
 from keine_ahnung_env.games.keine_ahnung.deck import DeckSpec
+from keine_ahnung_env.games.keine_ahnung.rng import GameRandom
 
-ALWAYS_BATCHED, ALWAYS_SCALAR = 0, 10**9
+ALWAYS_PARALLEL, ALWAYS_SERIAL = 0, 10**9
 
 CONFIGS = [
     dict(num_players=2),
@@ -28,12 +31,11 @@ CONFIGS = [
 IDS = ["-".join(f"{k}={v}" for k, v in c.items()) for c in CONFIGS]
 
 
-def make_core(games, rules, seed, scalar_max):
+def make_core(games, rules, seed, parallel_min_games):
     core = KeineAhnungCore(games, rules, seed=seed)
-    core._SCALAR_MAX = scalar_max
-    if scalar_max != KeineAhnungCore._SCALAR_MAX:  # deal again on the forced path
-        core.seed(seed)
-        core.reset_games(np.arange(games))
+    core.parallel_min_games = parallel_min_games
+    core.seed(seed)
+    core.reset_games(np.arange(games))  # deal again on the forced path
     return core
 
 
@@ -46,11 +48,8 @@ def play_random_step(core, rng):
 
 
 def assert_same_state(a, b, where):
-    for name in _STATE_ARRAYS:
+    for name in STATE_ARRAYS + ("rng_state",):
         x, y = getattr(a, name), getattr(b, name)
-        if name in ("pile_top", "pile_face"):  # capacity may have grown differently
-            k = min(x.shape[1], y.shape[1])
-            x, y = x[:, :k], y[:, :k]
         assert x.dtype == y.dtype and np.array_equal(x, y), f"{name} differs {where}"
 
 
@@ -60,10 +59,9 @@ def test_forced_paths_match_the_reference(config):
     num_players = config.pop("num_players")
     rules = Rules.make(num_players, **config)
     games, seed = 24, 7 + num_players
-    for scalar_max in (ALWAYS_BATCHED, ALWAYS_SCALAR):
-        core = make_core(games, rules, seed, scalar_max)
-        refs = [ReferenceGame(rules, np.random.Generator(np.random.PCG64(s)))
-                for s in game_seed_sequences(seed, range(games))]
+    for parallel_min_games in (ALWAYS_PARALLEL, ALWAYS_SERIAL):
+        core = make_core(games, rules, seed, parallel_min_games)
+        refs = [ReferenceGame(rules, GameRandom.for_game(seed, i)) for i in range(games)]
         rng = np.random.default_rng(seed)
         steps = 0
         while not core.done.all():
@@ -77,7 +75,8 @@ def test_forced_paths_match_the_reference(config):
                 assert np.flatnonzero(core.legal_mask[b]).tolist() == refs[b].legal_actions()
                 assert core.rewards[b].tolist() == refs[b].rewards.tolist()
                 if steps % 25 == 0 or core.done[b]:
-                    assert core.snapshot(b) == refs[b].snapshot(), f"game {b}, step {steps}, scalar_max={scalar_max}"
+                    assert core.snapshot(b) == refs[b].snapshot(), \
+                        f"game {b}, step {steps}, parallel_min_games={parallel_min_games}"
             if steps % 40 == 0:
                 seat = steps % num_players
                 obs = core.observe(seat)
@@ -86,45 +85,48 @@ def test_forced_paths_match_the_reference(config):
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=IDS)
-def test_batched_scalar_and_default_paths_agree_with_resets_and_partial_steps(config):
+def test_serial_parallel_and_thread_counts_agree_with_resets_and_partial_steps(config):
     config = dict(config)
     num_players = config.pop("num_players")
     rules = Rules.make(num_players, **config)
     games, seed = 40, 3
-    cores = [make_core(games, rules, seed, m) for m in (ALWAYS_BATCHED, KeineAhnungCore._SCALAR_MAX, ALWAYS_SCALAR)]
+    serial = make_core(games, rules, seed, ALWAYS_SERIAL)
+    parallel = make_core(games, rules, seed, ALWAYS_PARALLEL)
+    threads = numba.get_num_threads()
     rng = np.random.default_rng(seed)
-    for step in range(700):
-        active = rng.random(games) < 0.6 if step % 5 == 2 else None
-        if active is not None and not (active & ~cores[0].done).any():
-            active = None
-        actions = sample_masked(rng, cores[0].legal_mask)
-        for core in cores:
-            core.step(actions, active=active)
-        for core in cores[1:]:
-            assert_same_state(cores[0], core, f"after step {step}")
-        if step % 50 == 0:
-            seats = rng.integers(0, num_players, games)
-            expected = cores[0].observe(seats)
-            for core in cores[1:]:
-                np.testing.assert_array_equal(core.observe(seats), expected)
-        done = np.flatnonzero(cores[0].done)
-        if done.size and step % 4 == 0:
-            for core in cores:
-                core.reset_games(done)
+    try:
+        for step in range(400):
+            active = rng.random(games) < 0.6 if step % 5 == 2 else None
+            if active is not None and not (active & ~serial.done).any():
+                active = None
+            actions = sample_masked(rng, serial.legal_mask)
+            serial.step(actions, active=active)
+            numba.set_num_threads(1 + step % threads)  # 1 thread, then 2, ...
+            parallel.step(actions, active=active)
+            assert_same_state(serial, parallel, f"after step {step}")
+            if step % 50 == 0:
+                seats = rng.integers(0, num_players, games)
+                np.testing.assert_array_equal(parallel.observe(seats), serial.observe(seats))
+            done = np.flatnonzero(serial.done)
+            if done.size and step % 4 == 0:
+                serial.reset_games(done)
+                parallel.reset_games(done)
+    finally:
+        numba.set_num_threads(threads)
 
 
 def test_batch_of_one_matches_a_big_batch():
     rules = Rules.make(4)
-    big = KeineAhnungCore(5, rules, seed=11)
+    big = KeineAhnungCore(300, rules, seed=11)  # over parallel_min_games: the parallel kernels
     singles = []
     for i in range(5):
         core = KeineAhnungCore(1, rules, seed=None)
-        core.rngs[0] = np.random.Generator(np.random.PCG64(game_seed_sequences(11, [i])[0]))
+        core.seed(11, [0], [i])
         core.reset_games(np.zeros(1, np.intp))
         singles.append(core)
     rng = np.random.default_rng(0)
     for step in range(600):
-        if big.done.all():
+        if big.done[:5].all():
             break
         actions = sample_masked(rng, big.legal_mask)
         big.step(actions)
@@ -135,24 +137,42 @@ def test_batch_of_one_matches_a_big_batch():
             np.testing.assert_array_equal(core.observe(step % 4), big.observe(step % 4)[i : i + 1])
 
 
-def test_state_replaced_from_outside_rebuilds_the_private_caches():
-    """risk.py copies states between cores by assigning new arrays; the caches must follow."""
+def test_state_written_from_outside_is_what_the_next_step_reads():
+    """risk.py and the tests copy or replace state arrays between cores; the core keeps no caches."""
     rules = Rules.make(3)
     source = KeineAhnungCore(6, rules, seed=1)
     rng = np.random.default_rng(1)
     for _ in range(60):
         play_random_step(source, rng)
-    target = KeineAhnungCore(6, rules, seed=99)  # different games, different caches
-    for name in _STATE_ARRAYS:
-        setattr(target, name, getattr(source, name).copy())
-    target.rngs = copy.deepcopy(source.rngs)
+    replaced = KeineAhnungCore(6, rules, seed=99)  # different games: arrays replaced
+    written = KeineAhnungCore(6, rules, seed=98)  # different games: arrays written in place
+    for name in STATE_ARRAYS + ("rng_state",):
+        setattr(replaced, name, getattr(source, name).copy())
+        getattr(written, name)[...] = getattr(source, name)
     for _ in range(200):
         actions = sample_masked(rng, source.legal_mask)
         if source.done.all():
             break
-        source.step(actions)
-        target.step(actions)
-        assert_same_state(source, target, "after a copied-in state")
+        for core in (source, replaced, written):
+            core.step(actions)
+        assert_same_state(source, replaced, "after a replaced state")
+        assert_same_state(source, written, "after a state written in place")
+
+
+def test_deepcopy_continues_identically():
+    core = KeineAhnungCore(300, Rules.make(4), seed=2)
+    rng = np.random.default_rng(2)
+    for _ in range(30):
+        play_random_step(core, rng)
+    twin = copy.deepcopy(core)
+    for _ in range(100):
+        actions = sample_masked(rng, core.legal_mask)
+        core.step(actions)
+        twin.step(actions)
+        done = np.flatnonzero(core.done)
+        core.reset_games(done)
+        twin.reset_games(done)
+    assert_same_state(core, twin, "after 100 steps")
 
 
 def test_observe_of_listed_games_equals_those_rows():
@@ -171,18 +191,3 @@ def test_observe_of_listed_games_equals_those_rows():
         core.observe(5, games=[0])
     with pytest.raises(ValueError, match="games"):
         core.observe(0, games=[20])
-
-
-@pytest.mark.parametrize("scalar_max", [ALWAYS_BATCHED, KeineAhnungCore._SCALAR_MAX, ALWAYS_SCALAR])
-def test_private_caches_always_equal_a_rebuild_from_the_state(scalar_max):
-    rules = Rules.make(4, allow_keep=True)
-    core = make_core(16, rules, 5, scalar_max)
-    fresh = KeineAhnungCore(16, rules, seed=5)
-    rng = np.random.default_rng(5)
-    for step in range(500):
-        play_random_step(core, rng)
-        for name in _STATE_ARRAYS:
-            setattr(fresh, name, getattr(core, name).copy())
-        fresh._rebuild_caches()
-        for cache in ("_top_bits", "_occ", "_face_pile"):
-            np.testing.assert_array_equal(getattr(core, cache), getattr(fresh, cache), err_msg=f"{cache}, step {step}")

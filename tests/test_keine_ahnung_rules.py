@@ -230,13 +230,14 @@ def test_without_set_aside_cards_the_discards_below_the_tops_are_reshuffled_or_d
         assert core.phase[0] == Phase.MAIN and core.current[0] == 1
 
 
-def test_many_discard_piles_grow_the_arrays_instead_of_breaking_a_rule():
-    # Sixteen piles topped by red or yellow 1-3 fill the initial arrays; a purple 4 (reveal) and the
-    # green 6 it reveals fit none of them, so two more piles open during play.
+def test_many_discard_piles_fit_the_arrays_without_breaking_a_rule():
+    # The pile arrays hold the most piles possible (one per number card: a pile is never empty).
+    # Sixteen piles topped by red or yellow 1-3; a purple 4 (reveal) and the green 6 it reveals fit
+    # none of them, so two more piles open during play.
     tops = [f"{c} {n}" for c in ("red", "yellow") for n in (1, 2, 3)] * 3
     tops = tops[:16]
     core = make()
-    assert core.pile_top.shape[1] == 16
+    assert core.pile_top.shape[1] == core.pile_capacity == int((~core.tables.is_prize).sum())
     load_named(core, layouts=[["grey 5"], OPP], piles=[[t] for t in tops], draw=["purple 4*", "green 6"])
     assert core.pile_count[0] == 18 and core.pile_top.shape[1] >= 18
     assert pile_tops(core)[-2:] == ["purple 4*", "green 6"]

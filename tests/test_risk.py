@@ -152,7 +152,7 @@ def _brute_force(core: KeineAhnungCore, b: int) -> Fraction:
     seat = int(core.current[b])
     perfect = core.rules.memory == "perfect"
     loc, known = core.card_loc[b], core.card_known[b]
-    fits = lambda c: bool(core._fits[core._face_of[c]][core.top_count[b] > 0].any())  # noqa: E731
+    fits = lambda c: bool(core.tables.compat[core.tables.face[c], :36][core.top_count[b] > 0].any())  # noqa: E731
     own = [int(c) for c in core.layout[b, seat] if c >= 0]
     if perfect:
         visible_own = [c for c in own if known[c]]

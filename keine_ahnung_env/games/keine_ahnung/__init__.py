@@ -1,7 +1,8 @@
 """Keine Ahnung / No Idea (Steffen & Florian Benndorf), 2-5 players: rules, deck and encodings.
 
 Read ``RULES.md`` in this folder for the rules as implemented and every choice made where the
-rulebook is silent; ``core.py`` is the batched engine, ``reference.py`` the readable scalar one.
+rulebook is silent; ``core.py`` is the batched engine (rules compiled in ``kernels.py``), ``reference.py``
+the readable pure-Python one.
 """
 
 from .actions import NUM_ACTIONS, Action, Phase

@@ -1,14 +1,15 @@
 """A small, readable scalar engine of Keine Ahnung: one game, plain Python lists.
 
-It is the executable statement of the rules (``RULES.md``) that the batched core in ``core.py`` is
-checked against, step by step, on thousands of random games. Both engines consume randomness in the
-same order, so the same generator gives the same game:
+It is the executable statement of the rules (``RULES.md``) that the compiled core in ``core.py`` /
+``kernels.py`` is checked against, step by step, on thousands of random games. Both engines draw from
+the same generator (``rng.py``: xoshiro256**, here in its plain-Python form :class:`GameRandom`) in
+the same order, so the same stream gives the same game:
 
-1. a new game draws ``rng.permutation(num_cards)`` (the draw pile, top first), then
-   ``rng.permutation(num_trophies)`` (the trophy pile, top first); seat 0 gets the first six cards in
-   slots 0-5, seat 1 the next six, and so on;
-2. a reshuffle draws ``rng.permutation(n)`` over the ``n`` cards that form the new draw pile, taken in
-   ascending card id; nothing is drawn from the generator when there is nothing to shuffle.
+1. a new game shuffles ``range(num_cards)`` (the draw pile, top first), then the deck's trophy list
+   (the trophy pile, top first); seat 0 gets the first six cards in slots 0-5, seat 1 the next six,
+   and so on;
+2. a reshuffle shuffles the ``n`` cards that form the new draw pile, taken in ascending card id;
+   nothing is drawn from the generator when there is nothing to shuffle.
 
 Speed is not a goal here; clarity is.
 """
@@ -21,6 +22,7 @@ from .actions import ACTION_CALL, ACTION_KEEP, ACTION_PLACE_BASE, NUM_ACTIONS, P
 from .config import CALL_MAX_CARDS, REFILL_FUNCTION_TARGET, SLOTS, Rules
 from .deck import FUNCTION_REFILL, FUNCTION_REMOVE, FUNCTION_REVEAL, NUM_FACES
 from .observation import ObservationLayout, card_feature_table
+from .rng import GameRandom
 from .scoring import final_rewards
 
 # What the engine does next when no decision is pending.
@@ -30,13 +32,17 @@ _END_TURN = "end_turn"  # the turn is over (clearing first, if the layout was em
 
 
 class ReferenceGame:
-    """One Keine Ahnung game with the same rules, actions and randomness as the batched core."""
+    """One Keine Ahnung game with the same rules, actions and randomness as the compiled core."""
 
-    def __init__(self, rules: Rules, rng: np.random.Generator):
-        """Creates and deals a game; ``rng`` is consumed as described in the module docstring."""
+    def __init__(self, rules: Rules, rng):
+        """Creates and deals a game; ``rng`` is consumed as described in the module docstring.
+
+        ``rng``: a :class:`GameRandom` (``GameRandom.for_game(seed, i)`` plays game i of a core seeded
+        with ``seed``); an int seed or a ``numpy.random.Generator`` is turned into one
+        (``GameRandom.coerce``)."""
         self.rules = rules
         self.tables = rules.tables()
-        self.rng = rng
+        self.rng = GameRandom.coerce(rng)
         self.reset()
 
     # ----------------------------------------------------------------- setup
@@ -44,8 +50,9 @@ class ReferenceGame:
     def reset(self) -> None:
         """Shuffles, deals and resolves the first player's draw-pile card."""
         t, num_players = self.tables, self.rules.num_players
-        self.draw_pile = [int(c) for c in self.rng.permutation(t.num_cards)]  # top first
-        self.trophy_pile = [int(t.trophies[i]) for i in self.rng.permutation(t.num_trophies)]
+        self.draw_pile = self.rng.permutation(t.num_cards)  # top first
+        self.trophy_pile = [int(v) for v in t.trophies]
+        self.rng.shuffle(self.trophy_pile)  # top first
         self.set_aside: list[int] = []
         self.piles: list[list[int]] = []  # oldest pile first, each bottom..top
         self.layout = [[-1] * SLOTS for _ in range(num_players)]
@@ -261,9 +268,9 @@ class ReferenceGame:
             return
         if not source:
             return
-        order = self.rng.permutation(len(source))
-        self.draw_pile = [source[i] for i in order]
         self.known -= set(source)
+        self.rng.shuffle(source)
+        self.draw_pile = source
 
     def _put_in_first_empty_slot(self, seat: int, card: int) -> None:
         if card >= 0:

@@ -317,20 +317,13 @@ def expected_call_value(observation: np.ndarray, tables: CardTables | None = Non
 # Monte Carlo check against the real engine
 # --------------------------------------------------------------------------------------------------
 
-_STATE_FIELDS = (
-    "draw_cards", "draw_pos", "draw_len", "card_loc", "card_where", "card_known", "layout", "pile_top",
-    "pile_face", "pile_count", "top_count", "trophy_order", "trophy_owner", "trophy_pos", "trophy_count",
-    "trophy_points", "prize_count", "prize_points", "current", "phase", "pending", "pending_slot",
-    "clear_pending", "turn", "terminated", "truncated", "rewards", "legal_mask", "_ctl",
-)
-
-
 def _copy_game_into(src, b: int, dst) -> None:
-    """Puts game ``b`` of core ``src`` into every game of core ``dst`` (same rules)."""
-    M = dst.num_envs
-    for name in _STATE_FIELDS:
-        value = getattr(src, name)[b]
-        setattr(dst, name, np.repeat(np.asarray(value)[None], M, axis=0).copy())
+    """Puts game ``b`` of core ``src`` into every game of core ``dst`` (same rules); ``dst`` keeps its
+    own random streams."""
+    from .core import STATE_ARRAYS  # core imports this module's package
+
+    for name in STATE_ARRAYS:
+        getattr(dst, name)[...] = getattr(src, name)[b]
 
 
 def monte_carlo_call_success(core, game: int, playouts: int, rng: np.random.Generator,

@@ -1,0 +1,645 @@
+"""The compiled rules of Keine Ahnung: per-game functions over the state arrays, and the batch kernels.
+
+Every rule is written once, as a plain function of one game ``b`` (``_step_game``, ``_advance``,
+``_draw``, ...) that reads and writes row ``b`` of the state arrays (``s``, a :class:`State` of the
+arrays documented in ``core.py``). The functions mirror ``reference.py`` (the readable engine they are
+tested against) step for step. Serial loops over a range of games (``step_range``, ``deal_range``,
+``observe_range``) run them; the parallel kernels (``step_kernel``, ``deal_kernel``,
+``observe_kernel``) split a batch into ranges and run those in a ``prange`` over Numba's threads.
+
+Constants of the variant (card tables, player count, rules options, observation offsets) travel in a
+:class:`Consts`. Speed notes (``docs/engine_pattern.md``): the per-game functions are
+``inline="always"`` (passing ~30 arrays per call costs more than the rules) and ``_nrt=False`` (no
+reference counting of the arrays, which costs as much again); they are inlined into the serial loops
+only, never into a ``prange`` body. Everything is compiled with ``cache=True``: the first use on a
+machine compiles, later processes load the machine code from ``__pycache__``.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+from numba import njit, prange
+
+from . import actions, config, deck
+from .rng import shuffle
+
+# Card locations (``card_loc``); see core.py.
+LOC_DRAW, LOC_LAYOUT, LOC_PILE, LOC_ASIDE, LOC_PRIZE, LOC_PENDING = range(6)
+
+# The rules modules' constants, written out: Numba freezes module-level ints into the cached machine
+# code, and its cache does not notice a change in another module; the assertion below does.
+MAIN, PLACE_DRAWN, PLACE_REVEALED, OVER = range(4)
+SLOTS = 6
+NUM_FACES = 36
+NO_FACE = 36
+ACTION_CALL = 6
+ACTION_PLACE_BASE = 7
+ACTION_KEEP = ACTION_PLACE_BASE + NUM_FACES
+CALL_MAX_CARDS = 3
+REFILL_TARGET = 3
+FUNCTION_REVEAL, FUNCTION_REMOVE, FUNCTION_REFILL = 1, 2, 3
+REWARD_WIN, REWARD_SCORE, REWARD_RANK = range(3)
+assert ((MAIN, PLACE_DRAWN, PLACE_REVEALED, OVER) == tuple(int(p) for p in actions.Phase)
+        and (SLOTS, CALL_MAX_CARDS, REFILL_TARGET) == (config.SLOTS, config.CALL_MAX_CARDS, config.REFILL_FUNCTION_TARGET)
+        and (NUM_FACES, NO_FACE) == (deck.NUM_FACES, deck.NO_FACE)
+        and (ACTION_CALL, ACTION_PLACE_BASE, ACTION_KEEP) == (actions.ACTION_CALL, actions.ACTION_PLACE_BASE,
+                                                              actions.ACTION_KEEP)
+        and (FUNCTION_REVEAL, FUNCTION_REMOVE, FUNCTION_REFILL) == (deck.FUNCTION_REVEAL, deck.FUNCTION_REMOVE,
+                                                                    deck.FUNCTION_REFILL)), \
+    "kernels.py's constants differ from actions.py / config.py / deck.py: update them"
+
+# Automatic-flow codes: what a game does next when no decision is pending.
+DECIDE, DRAW, AFTER_CHAIN, END_TURN = range(4)
+
+STATE_FIELDS = (
+    "draw_cards", "draw_pos", "draw_len", "card_loc", "card_where", "card_known", "layout", "pile_top",
+    "pile_face", "pile_count", "top_count", "trophy_order", "trophy_owner", "trophy_pos", "trophy_count",
+    "trophy_points", "prize_count", "prize_points", "current", "phase", "pending", "pending_slot",
+    "clear_pending", "turn", "terminated", "truncated", "rewards", "legal_mask", "rng_state")
+
+State = collections.namedtuple("State", STATE_FIELDS)
+"""The state arrays of a core, in one argument (``core.py`` documents every field)."""
+
+Consts = collections.namedtuple("Consts", (
+    "face",          # [N + 1] int16: face of each card, NO_FACE for prizes and for card -1
+    "compat",        # [37, 37] bool: a card of face a fits a pile topped by face b
+    "is_prize",      # [N] bool
+    "function",      # [N] int8: FUNCTION_* code
+    "prize_value",   # [N] int16
+    "trophies",      # [T] int16: the trophy values in deck order
+    "card_type",     # [N] int16
+    "type_total",    # [T_types] int16
+    "features",      # [N + 1, 15] float32: card encodings (observation.card_feature_table)
+    "num_players", "allow_keep", "reshuffle_discards", "max_turns", "reward_mode", "perfect_memory",
+    "obs_size", "off_phase", "off_acting", "off_pending_card", "off_pending_slot", "off_pile_tops",
+    "off_layouts", "off_table_counts", "off_players", "off_own_trophy_points", "off_unknown_cards",
+))
+"""Constants of one variant, in one argument."""
+
+
+# ============================================================================ one game
+
+# ----------------------------------------------------------------- drawing and shuffling
+
+
+@njit(cache=True, _nrt=False)
+def _reshuffle(s, k, b):
+    """Game b's new draw pile from the set-aside cards (or, if there are none and
+    ``reshuffle_discards`` is on, from every discard below a pile top), taken in ascending card id
+    and shuffled with the game's stream; nothing happens when there is nothing to shuffle."""
+    N = s.card_loc.shape[1]
+    n = 0
+    for c in range(N):
+        if s.card_loc[b, c] == LOC_ASIDE:
+            s.draw_cards[b, n] = c
+            n += 1
+    if n == 0 and k.reshuffle_discards:
+        for c in range(N):
+            if s.card_loc[b, c] == LOC_PILE and s.pile_top[b, s.card_where[b, c]] != c:
+                s.draw_cards[b, n] = c
+                n += 1
+    if n == 0:
+        return
+    for i in range(n):
+        c = s.draw_cards[b, i]
+        s.card_loc[b, c] = LOC_DRAW
+        s.card_where[b, c] = 0
+        s.card_known[b, c] = False
+    shuffle(s.rng_state, b, s.draw_cards[b], n)
+    s.draw_pos[b] = 0
+    s.draw_len[b] = n
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _draw(s, k, b):
+    """Takes the top draw-pile card (reshuffling first if the pile is empty); -1 when nothing can be drawn."""
+    if s.draw_pos[b] >= s.draw_len[b]:
+        _reshuffle(s, k, b)
+        if s.draw_pos[b] >= s.draw_len[b]:
+            return -1
+    pos = s.draw_pos[b]
+    s.draw_pos[b] = pos + 1
+    return np.int64(s.draw_cards[b, pos])
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _put_in_layout(s, b, seat, slot, card):
+    s.layout[b, seat, slot] = card
+    s.card_loc[b, card] = LOC_LAYOUT
+    s.card_where[b, card] = seat
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _layout_count(s, b, seat):
+    n = 0
+    for slot in range(SLOTS):
+        if s.layout[b, seat, slot] >= 0:
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _fill_layout(s, k, b, seat):
+    """Draws into every empty slot of the seat's layout, in slot order."""
+    for slot in range(SLOTS):
+        if s.layout[b, seat, slot] < 0:
+            card = _draw(s, k, b)
+            if card >= 0:
+                _put_in_layout(s, b, seat, slot, card)
+
+
+@njit(cache=True, _nrt=False)
+def _refill_opponents(s, k, b):
+    """The "refill" function: each opponent, in seat order after the player, draws up to 3 cards
+    into their first empty slots."""
+    P = k.num_players
+    for offset in range(1, P):
+        seat = (s.current[b] + offset) % P
+        for _ in range(REFILL_TARGET - _layout_count(s, b, seat)):
+            card = _draw(s, k, b)
+            if card >= 0:
+                slot = 0
+                while s.layout[b, seat, slot] >= 0:
+                    slot += 1
+                _put_in_layout(s, b, seat, slot, card)
+
+
+# ------------------------------------------------------------------------- piles
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _fit_bits(s, k, b, card):
+    """The set of pile-top faces the card fits (bit f = face f), as an int64."""
+    fit = np.int64(0)
+    cf = k.face[card]
+    for i in range(s.pile_count[b]):
+        f = s.pile_face[b, i]
+        if k.compat[cf, f]:
+            fit |= np.int64(1) << np.int64(f)
+    return fit
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _lowest_face(fit):
+    f = 0
+    while not (fit >> np.int64(f)) & np.int64(1):
+        f += 1
+    return f
+
+
+@njit(cache=True, _nrt=False)
+def _remove_other_piles(s, b, kept):
+    """The "remove" function: every pile but ``kept`` is set aside; the kept pile becomes pile 0."""
+    N = s.card_loc.shape[1]
+    for c in range(N):
+        if s.card_loc[b, c] == LOC_PILE:
+            if s.card_where[b, c] != kept:
+                s.card_loc[b, c] = LOC_ASIDE
+            s.card_where[b, c] = 0
+    top, face = s.pile_top[b, kept], s.pile_face[b, kept]
+    for i in range(s.pile_count[b]):
+        s.pile_top[b, i] = -1
+        s.pile_face[b, i] = NO_FACE
+    s.pile_top[b, 0] = top
+    s.pile_face[b, 0] = face
+    s.pile_count[b] = 1
+    for f in range(NUM_FACES):
+        s.top_count[b, f] = 0
+    s.top_count[b, face] = 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _place(s, k, b, card, face):
+    """Puts the card on the oldest pile showing ``face`` (-1: a new pile), resolves its extra
+    function and returns the next flow code."""
+    card_face = k.face[card]
+    if face < 0:
+        pile = s.pile_count[b]
+        s.pile_count[b] = pile + 1
+    else:
+        pile = 0
+        while s.pile_face[b, pile] != face:
+            pile += 1
+    s.pile_top[b, pile] = card
+    s.pile_face[b, pile] = card_face
+    if face != card_face:
+        if face >= 0:
+            s.top_count[b, face] -= 1
+        s.top_count[b, card_face] += 1
+    s.card_loc[b, card] = LOC_PILE
+    s.card_where[b, card] = pile
+    function = k.function[card]
+    if function == FUNCTION_REVEAL:
+        return DRAW
+    if function == FUNCTION_REMOVE:
+        _remove_other_piles(s, b, pile)
+    elif function == FUNCTION_REFILL:
+        _refill_opponents(s, k, b)
+    return AFTER_CHAIN
+
+
+# --------------------------------------------------------------------- prizes, trophies
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _give_prize(s, k, b, seat, card):
+    s.prize_points[b, seat] += k.prize_value[card]
+    s.prize_count[b, seat] += 1
+    s.card_loc[b, card] = LOC_PRIZE
+    s.card_where[b, card] = seat
+
+
+@njit(cache=True, _nrt=False)
+def _final_rewards(s, k, b):
+    """The rewards of game b's end (``scoring.final_rewards``, one game)."""
+    P = k.num_players
+    if k.reward_mode == REWARD_SCORE:
+        for p in range(P):
+            s.rewards[b, p] = s.trophy_points[b, p] + s.prize_points[b, p]
+        return
+    best = np.int64(-1)
+    for p in range(P):
+        key = (np.int64(s.trophy_points[b, p]) + s.prize_points[b, p]) * 1000 + s.trophy_count[b, p] + s.prize_count[b, p]
+        best = max(best, key)
+    n_win = 0
+    for p in range(P):
+        key = (np.int64(s.trophy_points[b, p]) + s.prize_points[b, p]) * 1000 + s.trophy_count[b, p] + s.prize_count[b, p]
+        n_win += key == best
+    for p in range(P):
+        key = (np.int64(s.trophy_points[b, p]) + s.prize_points[b, p]) * 1000 + s.trophy_count[b, p] + s.prize_count[b, p]
+        if k.reward_mode == REWARD_WIN:
+            if n_win == P:
+                s.rewards[b, p] = 0.0
+            elif key == best:
+                s.rewards[b, p] = 1.0 / n_win
+            else:
+                s.rewards[b, p] = -1.0 / (P - n_win)
+        else:  # rank
+            beats = 0
+            for q in range(P):
+                other = (np.int64(s.trophy_points[b, q]) + s.prize_points[b, q]) * 1000 + s.trophy_count[b, q] \
+                    + s.prize_count[b, q]
+                beats += (key > other) - (key < other)
+            s.rewards[b, p] = beats / (P - 1)
+
+
+@njit(cache=True, _nrt=False)
+def _win_trophy(s, k, b, seat):
+    """The seat wins the top trophy; returns whether the game thereby ends."""
+    pos = s.trophy_pos[b]
+    s.trophy_owner[b, pos] = seat
+    s.trophy_count[b, seat] += 1
+    s.trophy_points[b, seat] += s.trophy_order[b, pos]
+    s.trophy_pos[b] = pos + 1
+    if pos + 1 < s.trophy_order.shape[1]:
+        return False
+    s.terminated[b] = True
+    s.phase[b] = OVER
+    _final_rewards(s, k, b)
+    return True
+
+
+# ---------------------------------------------------------------------- decisions
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _play_from_layout(s, k, b, slot, face):
+    seat = s.current[b]
+    card = np.int64(s.layout[b, seat, slot])
+    s.layout[b, seat, slot] = -1
+    if _layout_count(s, b, seat) == 0:
+        s.clear_pending[b] = True
+    return _place(s, k, b, card, face)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _reveal(s, k, b, slot):
+    seat = s.current[b]
+    card = np.int64(s.layout[b, seat, slot])
+    s.card_known[b, card] = True
+    if k.is_prize[card]:
+        s.layout[b, seat, slot] = -1
+        _give_prize(s, k, b, seat, card)
+        s.clear_pending[b] = _layout_count(s, b, seat) == 0
+        return END_TURN
+    fit = _fit_bits(s, k, b, card)
+    if fit == 0:
+        return END_TURN  # back face down in the same slot, now known to everyone
+    if fit & (fit - 1) == 0 and not k.allow_keep:
+        return _play_from_layout(s, k, b, slot, _lowest_face(fit))
+    s.pending[b] = card
+    s.pending_slot[b] = slot
+    s.phase[b] = PLACE_REVEALED
+    return DECIDE
+
+
+@njit(cache=True, _nrt=False)
+def _call(s, k, b):
+    """ "Nothing fits anymore!": reveal in slot order until a card fits or is a prize."""
+    seat = s.current[b]
+    success = True
+    for slot in range(SLOTS):
+        card = np.int64(s.layout[b, seat, slot])
+        if card < 0:
+            continue
+        s.card_known[b, card] = True
+        if k.is_prize[card]:
+            s.layout[b, seat, slot] = -1
+            _give_prize(s, k, b, seat, card)
+            success = False
+            break
+        if _fit_bits(s, k, b, card) != 0:
+            success = False
+            break
+    if success and _win_trophy(s, k, b, seat):
+        return DECIDE
+    _fill_layout(s, k, b, seat)
+    return END_TURN
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _advance(s, k, b, code):
+    """Resolves everything that is not a decision, from flow code ``code``, up to game b's next
+    decision or its end."""
+    while True:
+        if code == DRAW:
+            card = _draw(s, k, b)
+            if card < 0:
+                code = AFTER_CHAIN  # nothing can be drawn: the draw is skipped
+                continue
+            s.card_known[b, card] = True
+            if k.is_prize[card]:
+                _give_prize(s, k, b, s.current[b], card)
+                code = END_TURN
+                continue
+            fit = _fit_bits(s, k, b, card)
+            if fit & (fit - 1) != 0:
+                s.pending[b] = card
+                s.pending_slot[b] = -1
+                s.card_loc[b, card] = LOC_PENDING
+                s.phase[b] = PLACE_DRAWN
+                return
+            code = _place(s, k, b, card, _lowest_face(fit) if fit != 0 else -1)
+        elif code == AFTER_CHAIN:
+            if s.clear_pending[b]:
+                code = END_TURN
+                continue
+            s.phase[b] = MAIN
+            return
+        elif code == END_TURN:
+            current = s.current[b]
+            if s.clear_pending[b]:
+                s.clear_pending[b] = False
+                if _win_trophy(s, k, b, current):
+                    return
+                _fill_layout(s, k, b, current)
+            s.current[b] = (current + 1) % k.num_players
+            s.turn[b] += 1
+            if s.turn[b] >= k.max_turns:
+                s.truncated[b] = True
+                s.phase[b] = OVER
+                return
+            code = DRAW
+        else:  # DECIDE
+            return
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _step_game(s, k, b, action):
+    """Game b's decision ``action`` (legal), then everything automatic up to its next decision."""
+    if s.phase[b] == MAIN:
+        code = _call(s, k, b) if action == ACTION_CALL else _reveal(s, k, b, action)
+    elif action == ACTION_KEEP:
+        s.pending[b] = -1
+        s.pending_slot[b] = -1
+        code = END_TURN
+    else:
+        face = action - ACTION_PLACE_BASE
+        card, slot = np.int64(s.pending[b]), np.int64(s.pending_slot[b])
+        s.pending[b] = -1
+        s.pending_slot[b] = -1
+        if slot >= 0:
+            code = _play_from_layout(s, k, b, slot, face)
+        else:
+            code = _place(s, k, b, card, face)
+    _advance(s, k, b, code)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _mask_game(s, k, b):
+    """Game b's legal-action mask."""
+    for a in range(s.legal_mask.shape[1]):
+        s.legal_mask[b, a] = False
+    phase = s.phase[b]
+    if phase == MAIN:
+        seat = s.current[b]
+        count = 0
+        for slot in range(SLOTS):
+            if s.layout[b, seat, slot] >= 0:
+                s.legal_mask[b, slot] = True
+                count += 1
+        s.legal_mask[b, ACTION_CALL] = count <= CALL_MAX_CARDS
+    elif phase == PLACE_DRAWN or phase == PLACE_REVEALED:
+        fit = _fit_bits(s, k, b, s.pending[b])
+        for f in range(NUM_FACES):
+            if (fit >> np.int64(f)) & np.int64(1):
+                s.legal_mask[b, ACTION_PLACE_BASE + f] = True
+        if phase == PLACE_REVEALED and k.allow_keep:
+            s.legal_mask[b, ACTION_KEEP] = True
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _deal_game(s, k, b):
+    """Shuffles and deals game b from its stream (the draw pile, then the trophy pile); the caller
+    then resolves the first player's draw-pile card (``_resolve``)."""
+    N, T, P = s.card_loc.shape[1], s.trophy_order.shape[1], k.num_players
+    for c in range(N):
+        s.draw_cards[b, c] = c
+        s.card_loc[b, c] = LOC_DRAW
+        s.card_where[b, c] = 0
+        s.card_known[b, c] = False
+    shuffle(s.rng_state, b, s.draw_cards[b], N)
+    for i in range(T):
+        s.trophy_order[b, i] = k.trophies[i]
+        s.trophy_owner[b, i] = -1
+    shuffle(s.rng_state, b, s.trophy_order[b], T)
+    for seat in range(P):
+        for slot in range(SLOTS):
+            _put_in_layout(s, b, seat, slot, s.draw_cards[b, seat * SLOTS + slot])
+        s.trophy_count[b, seat] = 0
+        s.trophy_points[b, seat] = 0
+        s.prize_count[b, seat] = 0
+        s.prize_points[b, seat] = 0
+        s.rewards[b, seat] = 0.0
+    s.draw_pos[b] = SLOTS * P
+    s.draw_len[b] = N
+    for i in range(s.pile_top.shape[1]):
+        s.pile_top[b, i] = -1
+        s.pile_face[b, i] = NO_FACE
+    s.pile_count[b] = 0
+    for f in range(NUM_FACES):
+        s.top_count[b, f] = 0
+    s.trophy_pos[b] = 0
+    s.current[b] = 0
+    s.phase[b] = MAIN
+    s.pending[b] = -1
+    s.pending_slot[b] = -1
+    s.clear_pending[b] = False
+    s.turn[b] = 0
+    s.terminated[b] = False
+    s.truncated[b] = False
+
+
+# ------------------------------------------------------------------------ observation
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _observe_game(s, k, b, seat, out):
+    """Game b as ``seat`` sees it, written into the float32 row ``out`` (see observation.py)."""
+    P, N = k.num_players, s.card_loc.shape[1]
+    for i in range(out.shape[0]):
+        out[i] = 0.0
+    phase = s.phase[b]
+    out[k.off_phase + phase] = 1.0
+    if phase != OVER:
+        out[k.off_acting + (s.current[b] - seat) % P] = 1.0
+    pending = s.pending[b]
+    if pending >= 0:
+        for j in range(k.features.shape[1]):
+            out[k.off_pending_card + j] = k.features[pending, j]
+        if phase == PLACE_REVEALED and s.pending_slot[b] >= 0:
+            out[k.off_pending_slot + s.pending_slot[b]] = 1.0
+    for f in range(NUM_FACES):
+        out[k.off_pile_tops + f] = s.top_count[b, f]
+    width = 3 + k.features.shape[1]
+    for rel in range(P):
+        p = (seat + rel) % P
+        for slot in range(SLOTS):
+            base = k.off_layouts + (rel * SLOTS + slot) * width
+            card = s.layout[b, p, slot]
+            if card < 0:
+                out[base] = 1.0
+            elif k.perfect_memory and s.card_known[b, card]:
+                out[base + 2] = 1.0
+                for j in range(k.features.shape[1]):
+                    out[base + 3 + j] = k.features[card, j]
+            else:
+                out[base + 1] = 1.0
+        out[k.off_players + 3 * rel] = s.trophy_count[b, p]
+        out[k.off_players + 3 * rel + 1] = s.prize_points[b, p]
+        out[k.off_players + 3 * rel + 2] = s.prize_count[b, p]
+    # Per card, without branches (the card order is random, so branches would mispredict).
+    aside = 0
+    unknown_base = k.off_unknown_cards
+    for c in range(N):
+        loc = s.card_loc[b, c]
+        aside += loc == LOC_ASIDE
+        if k.perfect_memory:
+            unknown = (loc == LOC_DRAW) | ((loc == LOC_LAYOUT) & (not s.card_known[b, c]))
+        else:  # every card not face up on the table now
+            top = (loc == LOC_PILE) & (s.pile_top[b, s.card_where[b, c]] == c)
+            unknown = not ((loc == LOC_ASIDE) | (loc == LOC_PRIZE) | (c == pending) | top)
+        out[unknown_base + k.card_type[c]] += np.float32(unknown)
+    out[k.off_table_counts] = s.draw_len[b] - s.draw_pos[b]
+    out[k.off_table_counts + 1] = aside
+    out[k.off_table_counts + 2] = s.trophy_order.shape[1] - s.trophy_pos[b]
+    out[k.off_table_counts + 3] = s.pile_count[b]
+    out[k.off_own_trophy_points] = s.trophy_points[b, seat]
+
+
+# ============================================================================ batch kernels
+#
+# Each batch operation is a serial loop over a range of games (``*_range``; Numba inlines the per-game
+# functions into it) and a parallel kernel that splits the batch into ``chunks`` ranges and runs them
+# in a ``prange``. The per-game functions are inlined only into the serial loops: inlining them into a
+# ``prange`` body directly is slower to compile and miscompiled in Numba 0.6x.
+
+
+@njit(cache=True, _nrt=False)
+def step_range(s, k, actions, active, lo, hi):
+    """Steps the live, active games among ``lo..hi-1`` with their (legal) actions; every game's
+    rewards in the range are reset first (only the step that ends a game pays)."""
+    for b in range(lo, hi):
+        for p in range(s.rewards.shape[1]):
+            s.rewards[b, p] = 0.0
+        if active[b] and s.phase[b] != OVER:
+            _step_game(s, k, b, actions[b])
+            _mask_game(s, k, b)
+
+
+@njit(cache=True, parallel=True)
+def step_kernel(s, k, actions, active, chunks):
+    """``step_range`` over the whole batch, in ``chunks`` ranges spread over the threads."""
+    n = actions.shape[0]
+    for c in prange(chunks):
+        step_range(s, k, actions, active, c * n // chunks, (c + 1) * n // chunks)
+
+
+@njit(cache=True, _nrt=False)
+def _resolve(s, k, b, code):
+    """``_advance`` then ``_mask_game``, not inlined: the one copy used by dealing and ``load``."""
+    _advance(s, k, b, code)
+    _mask_game(s, k, b)
+
+
+@njit(cache=True, _nrt=False)
+def deal_range(s, k, games, lo, hi):
+    """Deals games ``games[lo:hi]`` (each from its own stream) and resolves each first player's
+    draw-pile card."""
+    for i in range(lo, hi):
+        _deal_game(s, k, games[i])
+        _resolve(s, k, games[i], DRAW)
+
+
+@njit(cache=True, parallel=True)
+def deal_kernel(s, k, games, chunks):
+    n = games.shape[0]
+    for c in prange(chunks):
+        deal_range(s, k, games, c * n // chunks, (c + 1) * n // chunks)
+
+
+@njit(cache=True, _nrt=False)
+def advance_kernel(s, k, games, code):
+    """Resolves the listed games from flow code ``code`` (DRAW: the turn's draw-pile card; DECIDE:
+    nothing), then recomputes their masks (``core.load``)."""
+    for i in range(games.shape[0]):
+        _resolve(s, k, games[i], code)
+
+
+@njit(cache=True, _nrt=False)
+def observe_range(s, k, games, seats, out, lo, hi):
+    """``out[i]`` = game ``games[i]`` as seat ``seats[i]`` sees it, for i in ``lo..hi-1``."""
+    for i in range(lo, hi):
+        _observe_game(s, k, games[i], seats[i], out[i])
+
+
+@njit(cache=True, parallel=True)
+def observe_kernel(s, k, games, seats, out, chunks):
+    n = games.shape[0]
+    for c in prange(chunks):
+        observe_range(s, k, games, seats, out, c * n // chunks, (c + 1) * n // chunks)
+
+
+@njit(cache=True, _nrt=False)
+def check_actions_kernel(actions, active, phase, legal_mask):
+    """Returns ``(live games, first out-of-range game, first illegal game, illegal games)`` among the
+    active live games (-1 where none); changes nothing."""
+    live, first_out, first_bad, bad = 0, -1, -1, 0
+    A = legal_mask.shape[1]
+    for b in range(actions.shape[0]):
+        if phase[b] == OVER:
+            continue
+        live += 1
+        if not active[b]:
+            continue
+        a = actions[b]
+        if a < 0 or a >= A:
+            if first_out < 0:
+                first_out = b
+        elif not legal_mask[b, a]:
+            if first_bad < 0:
+                first_bad = b
+            bad += 1
+    return live, first_out, first_bad, bad
