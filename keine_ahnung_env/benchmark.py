@@ -57,17 +57,18 @@ from .cli import (Parser, UsageError, add_json, add_seed, check_int, check_json_
 from .game_spec import GameSpec
 from .sampling import sample_masked
 
-SECTIONS = ("core", "aec", "sb3", "profile")
+SECTIONS = ("compile", "core", "aec", "sb3", "profile")
+QUICK_SECTIONS = ("core", "aec", "sb3", "profile")
+"""``--quick`` leaves out ``compile`` (a fresh compile of every kernel takes a minute or two)."""
 FULL_BATCHES = (1, 64, 1024, 4096, 16384)
 QUICK_BATCHES = (1, 64, 1024, 4096)
 
-# Public state arrays of the core (per game) and its private caches.
+# The state arrays of the core (per game), its random streams included.
 STATE_ARRAYS = (
     "draw_cards", "draw_pos", "draw_len", "card_loc", "card_where", "card_known", "layout", "pile_top",
     "pile_face", "pile_count", "top_count", "trophy_order", "trophy_owner", "trophy_pos", "trophy_count",
     "trophy_points", "prize_count", "prize_points", "current", "phase", "pending", "pending_slot",
-    "clear_pending", "turn", "terminated", "truncated", "rewards", "legal_mask")
-CACHE_ARRAYS = ("_top_bits", "_occ", "_face_pile")
+    "clear_pending", "turn", "terminated", "truncated", "rewards", "legal_mask", "rng_state")
 
 
 # ----------------------------------------------------------------------------------------- helpers
@@ -152,23 +153,44 @@ def timed_repeats(run_once: Callable[[], tuple[float, float, dict]], repeats: in
 # -------------------------------------------------------------------------------------------- core
 
 
-def _state_bytes(core) -> tuple[float, float]:
-    """(public state arrays, private caches) in bytes per game."""
-    B = core.num_envs
-    public = sum(getattr(core, name).nbytes for name in STATE_ARRAYS) / B
-    private = sum(getattr(core, name).nbytes for name in CACHE_ARRAYS if hasattr(core, name)) / B
-    return public, private
+def _state_bytes(core) -> float:
+    """The state arrays (random streams included) in bytes per game."""
+    return sum(getattr(core, name).nbytes for name in STATE_ARRAYS) / core.num_envs
 
 
-def _generator_bytes(n: int = 200) -> float:
-    """Memory of one game's ``numpy.random.Generator`` (each game owns one)."""
-    tracemalloc.start()
-    before = tracemalloc.get_traced_memory()[0]
-    gens = [np.random.Generator(np.random.PCG64(i)) for i in range(n)]
-    after = tracemalloc.get_traced_memory()[0]
-    tracemalloc.stop()
-    del gens
-    return (after - before) / n
+_FIRST_USE = """
+import time
+start = time.perf_counter()
+import numpy as np
+from keine_ahnung_env import registry
+imported = time.perf_counter()
+for players in (2, 5):
+    core = registry.game_spec("keine_ahnung_v0", players).make_core(300, 0)  # 300: the parallel kernels too
+    for _ in range(3):
+        mask = core.legal_mask
+        core.step(mask.argmax(axis=1))
+        core.observe(core.current)
+    core.reset_games(np.arange(core.num_envs))
+print(imported - start, time.perf_counter() - start)
+"""
+
+
+def measure_first_use() -> dict[str, float]:
+    """Seconds from a fresh interpreter to the first steps of 2- and 5-player games, in a subprocess:
+    with an empty Numba cache (every kernel compiled) and again with the cache that run left on disk."""
+    import subprocess
+    import tempfile
+
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="numba_cache_") as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        for label in ("compile", "cached"):
+            start = time.perf_counter()
+            proc = subprocess.run([sys.executable, "-c", _FIRST_USE], capture_output=True, text=True, env=env,
+                                  check=True)
+            out[f"{label}_seconds"] = time.perf_counter() - start
+            out[f"{label}_import_seconds"] = float(proc.stdout.split()[0])
+    return out
 
 
 def _warm(core, rng, sample, cfg: Config) -> None:
@@ -219,7 +241,7 @@ def measure_core(num_players: int, batch: int, cfg: Config, observe: bool = Fals
                                  "cpu": time.process_time() - cpu0}
 
     runs = timed_repeats(once, cfg.repeats)
-    public, private = _state_bytes(core)
+    public = _state_bytes(core)
     row = {
         "players": num_players,
         "batch": batch,
@@ -229,12 +251,42 @@ def measure_core(num_players: int, batch: int, cfg: Config, observe: bool = Fals
         "sampler_share": _median([x["sample"] / w for _, w, x in runs]),
         "step_ms": _median([x["engine"] / (n / batch) * 1e3 for n, _, x in runs]),
         "state_bytes_per_game": public,
-        "cache_bytes_per_game": private,
         "repeats": len(runs),
     }
     if observe:
         row["observe_share"] = _median([x["obs"] / w for _, w, x in runs])
     return row
+
+
+OTHER_GAMES = ("gap_v0", "dnp_v0")
+"""Registered games measured beside Keine Ahnung in the core section (through their specs)."""
+
+
+def measure_game_core(name: str, num_players: int, batch: int, cfg: Config) -> dict[str, Any]:
+    """Random legal play on the core of registered game ``name`` (made by its spec): end-to-end and
+    engine-only decisions per second, as ``measure_core``."""
+    core = registry.game_spec(name, num_players).make_core(batch, cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    _warm(core, rng, sample_masked, cfg)
+
+    def once():
+        t_engine, decisions, clock = 0.0, 0, time.perf_counter
+        start = clock()
+        while clock() - start < cfg.seconds:
+            actions = sample_masked(rng, core.legal_mask)
+            t1 = clock()
+            core.step(actions)
+            done = np.flatnonzero(core.terminated | core.truncated)
+            if done.size:
+                core.reset_games(done)
+            t_engine += clock() - t1
+            decisions += batch
+        return decisions, clock() - start, {"engine": t_engine}
+
+    runs = timed_repeats(once, cfg.repeats)
+    return {"game": name, "players": num_players, "batch": batch,
+            "decisions_per_s": _median([n / w for n, w, _ in runs]),
+            "engine_decisions_per_s": _median([n / x["engine"] for n, _, x in runs])}
 
 
 def measure_scalar_pair(num_players: int, cfg: Config) -> dict[str, Any]:
@@ -453,6 +505,11 @@ PEERS = ("pettingzoo connect_four_v3", "pettingzoo leduc_holdem_v4", "openspiel 
 # ------------------------------------------------------------------------------------------ sections
 
 
+def section_compile(cfg: Config) -> dict[str, Any]:
+    """The first use of the compiled engine in a new interpreter, compiling and from the disk cache."""
+    return measure_first_use()
+
+
 def section_core(cfg: Config) -> dict[str, Any]:
     rows = []
     for p in cfg.players:
@@ -466,8 +523,8 @@ def section_core(cfg: Config) -> dict[str, Any]:
                              "observe_share": row["observe_share"]})
     scalar = [measure_scalar_pair(p, cfg) for p in cfg.players]
     hanabi, why = peer_rate("openspiel hanabi", cfg)
-    out: dict[str, Any] = {"rows": rows, "with_observation": obs_rows, "batch1_vs_reference": scalar,
-                           "generator_bytes_per_game": _generator_bytes()}
+    out: dict[str, Any] = {"rows": rows, "with_observation": obs_rows, "batch1_vs_reference": scalar}
+    out["other_games"] = [measure_game_core(g, p, b, cfg) for g in OTHER_GAMES for p in cfg.players for b in cfg.batches]
     if hanabi is None:
         out["hanabi"] = why
     else:
@@ -702,6 +759,13 @@ def render(results: dict[str, Any]) -> str:
                f"load average {m.get('load_average')} -> {results.get('load_average_end')}")
     out.append(f"Command: {results['command']}")
     sec = results["sections"]
+    if "compile" in sec:
+        c = sec["compile"]
+        out.append("\n== compile: a new interpreter to the first steps of 2- and 5-player games (subprocess) ==")
+        out.append(f"   empty Numba cache (every kernel compiled): {c['compile_seconds']:.1f} s "
+                   f"(import {c['compile_import_seconds']:.1f} s)")
+        out.append(f"   kernels from the disk cache (cache=True):  {c['cached_seconds']:.1f} s "
+                   f"(import {c['cached_import_seconds']:.1f} s)")
     if "core" in sec:
         c = sec["core"]
         out.append("\n== core: batched engine, random legal play (sample_masked), finished games re-dealt ==")
@@ -711,9 +775,8 @@ def render(results: dict[str, Any]) -> str:
                                       ("engine_decisions_per_s", "engine dec/s", "int"),
                                       ("cpu_decisions_per_s", "end-to-end dec/s (cpu)", "int"),
                                       ("sampler_share", "sampler share", "pct"), ("step_ms", "engine ms/step", "ms"),
-                                      ("state_bytes_per_game", "state B/game", "int"),
-                                      ("cache_bytes_per_game", "+cache B/game", "int")]))
-        out.append(f"   plus one numpy Generator per game: ~{c['generator_bytes_per_game']:,.0f} B")
+                                      ("state_bytes_per_game", "state B/game", "int")]))
+        out.append("   (state B/game: every state array of a game, its random stream included)")
         out.append("\n   with the observation of the seat to act built every step:")
         out.append(_table(c["with_observation"], [("players", "P", "int"), ("batch", "batch", "int"),
                                                   ("decisions_per_s", "dec/s", "int"),
@@ -723,6 +786,11 @@ def render(results: dict[str, Any]) -> str:
                                                      ("reference_decisions_per_s", "reference dec/s", "int"),
                                                      ("core_batch1_decisions_per_s", "core batch-1 dec/s", "int"),
                                                      ("reference_over_core", "reference / core", "ratio")]))
+        if c.get("other_games"):
+            out.append("\n   the other games' cores, the same random legal play:")
+            out.append(_table(c["other_games"], [("game", "game", "str"), ("players", "P", "int"),
+                                                 ("batch", "batch", "int"), ("decisions_per_s", "end-to-end dec/s", "int"),
+                                                 ("engine_decisions_per_s", "engine dec/s", "int")]))
         if "hanabi_decisions_per_s" in c:
             out.append(f"\n   OpenSpiel hanabi via Python (same run): {c['hanabi_decisions_per_s']:,.0f} dec/s; ratios:")
             out.append(_table(c["ratio_to_hanabi"], [("players", "P", "int"), ("batch", "batch", "int"),
@@ -809,6 +877,8 @@ def _int_list(flag: str, text: str, allowed: str, low: int, high: int | None = N
 def check_args(args: argparse.Namespace) -> argparse.Namespace:
     """Validates the parsed arguments in place (``--sections``, ``--players``, ``--batches`` become
     tuples); UsageError (a ValueError) naming the first bad one."""
+    if args.sections is None:
+        args.sections = ",".join(QUICK_SECTIONS if args.quick else SECTIONS)
     names = tuple(x.strip() for x in str(args.sections).split(",") if x.strip())
     unknown = [n for n in names if n not in SECTIONS]
     if unknown or not names:
@@ -841,7 +911,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                     examples=EXAMPLES)
     parser.add_argument("--quick", action="store_true", help="small repeat counts (under a minute)")
     add_json(parser, help="also write every figure to this JSON file")
-    parser.add_argument("--sections", default=",".join(SECTIONS), help="comma-separated, from: core,aec,sb3,profile")
+    parser.add_argument("--sections", default=None,
+                        help=f"comma-separated, from: {','.join(SECTIONS)} (default: all; --quick: "
+                             f"{','.join(QUICK_SECTIONS)})")
     parser.add_argument("--players", default="2,4", help="player counts, comma-separated (2-5)")
     parser.add_argument("--batches", default=None,
                         help=f"core batch sizes (default {','.join(map(str, FULL_BATCHES))}; "
@@ -872,8 +944,8 @@ def run(argv=None) -> dict[str, Any]:
         if name not in cfg.sections:
             continue
         t = time.perf_counter()
-        results["sections"][name] = {"core": section_core, "aec": section_aec, "sb3": section_sb3,
-                                     "profile": section_profile}[name](cfg)
+        results["sections"][name] = {"compile": section_compile, "core": section_core, "aec": section_aec,
+                                     "sb3": section_sb3, "profile": section_profile}[name](cfg)
         results["sections"][name]["seconds"] = time.perf_counter() - t
     results["seconds"] = time.perf_counter() - started
     try:

@@ -266,6 +266,7 @@ class GameSpec:
       privileged_size, privileged: the hidden inputs of an oracle critic: ``(core, seats [B]) ->
         [B, privileged_size]`` float32 in [0, 1] (None: the game has none).
       agents: the game's heuristic agents by name (the ``agents`` registry offers them).
+      default_opponent: the agent spec a command seats when the user names none (``training.play``).
       title: a human name, e.g. ``"Keine Ahnung / No Idea"``.
       describe_move: optional ``(core, game, seat, action) -> (core -> str)``, called before ``action``
         is played; the returned function, called after, tells what everybody at the table saw
@@ -297,6 +298,7 @@ class GameSpec:
     privileged_size: int = 0
     privileged: Callable[[Any, np.ndarray], np.ndarray] | None = None
     agents: Mapping[str, AgentInfo] = dataclasses.field(default_factory=dict)
+    default_opponent: str = "random"
     title: str = ""
     describe_move: Callable[[Any, int, int, int], Callable[[Any], str]] | None = None
     search: SearchHooks | None = None

@@ -113,3 +113,12 @@ register_game(GameEntry(
     name="keine_ahnung_v0", make_spec="keine_ahnung_env.games.keine_ahnung.spec:game_spec",
     min_players=2, max_players=5, default_players=4, title="Keine Ahnung / No Idea",
     module="keine_ahnung_env.keine_ahnung_v0"))
+
+register_game(GameEntry(
+    name="gap_v0", make_spec="keine_ahnung_env.games.gap.spec:game_spec",
+    min_players=2, max_players=5, default_players=4, title="The gap game",
+    module="keine_ahnung_env.gap_v0", status="stable"))
+register_game(GameEntry(
+    name="dnp_v0", make_spec="keine_ahnung_env.games.dnp.spec:game_spec",
+    min_players=2, max_players=5, default_players=4, title="dnp (dnup)",
+    module="keine_ahnung_env.dnp_v0", status="stable"))

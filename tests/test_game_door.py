@@ -120,6 +120,14 @@ def adapter_for(name: str) -> C.GameAdapter:
         return KA
     if name == tiny_game.NAME:
         return TinyAdapter()
+    if name == "dnp_v0":
+        from dnp_adapter import DnpAdapter
+
+        return DnpAdapter()
+    if name == "gap_v0":
+        from gap_adapter import GapAdapter
+
+        return GapAdapter()
     return C.SpecAdapter(name)
 
 

@@ -9,10 +9,10 @@ from agents.base import sample_masked
 from keine_ahnung_env import keine_ahnung_v0
 from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, ReferenceGame, Rules
 from keine_ahnung_env.games.keine_ahnung.actions import NUM_ACTIONS, Phase
-from keine_ahnung_env.games.keine_ahnung import rng as game_rng
+from keine_ahnung_env import rng as game_rng
 from keine_ahnung_env.games.keine_ahnung.core import LOC_DRAW, LOC_LAYOUT, LOC_PENDING, LOC_PILE
 from keine_ahnung_env.games.keine_ahnung.deck import DeckSpec, default_deck
-from keine_ahnung_env.games.keine_ahnung.rng import GameRandom
+from keine_ahnung_env.rng import GameRandom
 
 # (rules, number of games): 1,100 random games in all, compared after every step.
 CONFIGS = [

@@ -16,7 +16,7 @@ from agents.base import sample_masked
 from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, ReferenceGame, Rules
 from keine_ahnung_env.games.keine_ahnung.core import STATE_ARRAYS
 from keine_ahnung_env.games.keine_ahnung.deck import DeckSpec
-from keine_ahnung_env.games.keine_ahnung.rng import GameRandom
+from keine_ahnung_env.rng import GameRandom
 
 ALWAYS_PARALLEL, ALWAYS_SERIAL = 0, 10**9
 

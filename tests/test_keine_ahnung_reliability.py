@@ -307,7 +307,7 @@ def test_agents_make_rejects_bad_names_and_arguments(spec, match):
 
 
 def test_agents_make_rejects_unknown_games_and_keywords():
-    with pytest.raises(ValueError, match=r"unknown game 'chess'; registered games: keine_ahnung_v0"):
+    with pytest.raises(ValueError, match=r"unknown game 'chess'; registered games: .*keine_ahnung_v0"):
         agents.make("greedy", game="chess")
     with pytest.raises(ValueError, match=r"agent 'greedy' rejected its arguments \{'speed': 2\}"):
         agents.make("greedy", speed=2)

@@ -22,6 +22,8 @@ EXPECTED = {
     "02_nothing_fits_risk.ipynb": (6, ["inside per-state 99%", "best threshold", "call ok %", "legal-call decisions",
                                        "exact p bin"]),
     "03_agents.ipynb": (2, ["win%", "pairings", "mean head-to-head win rate"]),
+    "04_gap.ipynb": (0, ["game over after", "win%", "decisions/s"]),
+    "05_dnp.ipynb": (0, ["win%", "decisions/s"]),
 }
 
 

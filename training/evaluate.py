@@ -35,7 +35,6 @@ PROG = "python -m training.evaluate"
 EXAMPLES = (
     "--players 4 --agents random,greedy,risk_caller:0.6,counter --games 2000 --markdown",
     "--players 4 --agents ppo_4p,counter --games 400 --json league.json --plot league.png",
-    "--players 3 --rules memory=none --games 600 --no-progress",
     "--players 4 --agents py:my_agent:MyAgent,counter --games 4000 --processes 4",
 )
 

@@ -32,9 +32,10 @@ class Args:
 
     env: str = "keine_ahnung_v0"
     """the game: any registered one (keine_ahnung_v0, ...)"""
-    opponents: str = "greedy,greedy,greedy"
+    opponents: str = ""
     """comma-separated agent specs of the game, one per opponent seat (e.g. ppo:runs/x/final.zip,greedy,counter;
-    random plays every game)"""
+    random plays every game); empty: the game's default table of its default opponent (Keine Ahnung:
+    greedy,greedy,greedy)"""
     seat: int = 0
     """your seat, 0 = first to play"""
     seed: int = 0
@@ -57,6 +58,9 @@ def check_args(args: Args) -> tuple:
     """``(spec, rules, bots)`` for ``args``: the variant played and ``{seat: (agent spec, agent)}`` of
     the bots; UsageError (a ValueError) naming the first bad argument."""
     game = check_env(args.env)
+    if not str(args.opponents).strip():
+        default = game.spec()
+        args.opponents = ",".join([default.default_opponent] * (game.default_players - 1))
     specs = split_specs("--opponents", args.opponents, "greedy,greedy,greedy")
     num_players = len(specs) + 1
     if num_players not in game.players:

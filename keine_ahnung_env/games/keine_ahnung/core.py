@@ -67,7 +67,7 @@ from .config import SLOTS, Rules
 from .deck import NO_FACE, NUM_FACES
 from .kernels import LOC_ASIDE, LOC_DRAW, LOC_LAYOUT, LOC_PENDING, LOC_PILE, LOC_PRIZE  # noqa: F401 (re-exported)
 from .observation import ObservationLayout, card_feature_table
-from .rng import game_rng_states, game_seed_sequences, state_from_seed_sequence  # noqa: F401 (re-exported)
+from ...rng import game_rng_states, game_seed_sequences, state_from_seed_sequence  # noqa: F401 (re-exported)
 
 __all__ = ["KeineAhnungCore", "LOC_ASIDE", "LOC_DRAW", "LOC_LAYOUT", "LOC_PENDING", "LOC_PILE", "LOC_PRIZE",
            "STATE_ARRAYS", "game_seed_sequences"]

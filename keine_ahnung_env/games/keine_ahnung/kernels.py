@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import actions, config, deck
-from .rng import shuffle
+from ...rng import shuffle
 
 # Card locations (``card_loc``); see core.py.
 LOC_DRAW, LOC_LAYOUT, LOC_PILE, LOC_ASIDE, LOC_PRIZE, LOC_PENDING = range(6)

@@ -22,7 +22,7 @@ from .actions import ACTION_CALL, ACTION_KEEP, ACTION_PLACE_BASE, NUM_ACTIONS, P
 from .config import CALL_MAX_CARDS, REFILL_FUNCTION_TARGET, SLOTS, Rules
 from .deck import FUNCTION_REFILL, FUNCTION_REMOVE, FUNCTION_REVEAL, NUM_FACES
 from .observation import ObservationLayout, card_feature_table
-from .rng import GameRandom
+from ...rng import GameRandom
 from .scoring import final_rewards
 
 # What the engine does next when no decision is pending.

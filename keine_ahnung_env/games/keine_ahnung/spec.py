@@ -104,6 +104,7 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
         privileged_size=privileged_size(variant.num_players),
         privileged=privileged_features,
         agents=AGENTS,
+        default_opponent="greedy",
         describe_move=describe_move,
         search=SEARCH,
     )

@@ -1,0 +1,70 @@
+"""dnp through the game door: the :class:`~keine_ahnung_env.game_spec.GameSpec` of a variant."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...game_spec import AgentInfo, EpisodeStats, GameSpec, StatColumn
+from .actions import ActionLayout
+from .config import MAX_PLAYERS, MIN_PLAYERS, Rules
+from .core import DnpCore
+from .observation import OBSERVATION_VERSION, ObservationLayout, observation_string
+from .render import describe_move, render_table
+
+NAME = "dnp_v0"
+TITLE = "dnp (dnup)"
+
+_AGENTS = "keine_ahnung_env.games.dnp.agents"
+AGENTS = {
+    "shedder": AgentInfo(f"{_AGENTS}:ShedderAgent", description="plays its largest legal set, beats sets when it can"),
+    "tactician": AgentInfo(f"{_AGENTS}:TacticianAgent",
+                           description="the strongest heuristic (safe sets, beats near-finishers, turns by plan)"),
+}
+
+
+def _moves_before(core, actions: np.ndarray, active: np.ndarray):
+    """Which games make a move of kind A/B/C/D now, and by which seat."""
+    L = core.actions
+    a = np.asarray(actions)
+    rows = np.flatnonzero(np.asarray(active, bool) & ~core.done & (a >= L.play))
+    act = a[rows]
+    kind = np.where(act == L.play, 0, np.where(act < L.take_base, 1, np.where(act < L.turn, 2, 3)))
+    return rows, core.current[rows].astype(np.intp), kind
+
+
+def _moves_after(core, token) -> np.ndarray:
+    rows, seats, kind = token
+    out = np.zeros((core.num_envs, core.num_players, 4), np.int64)
+    np.add.at(out, (rows, seats, kind), 1)
+    return out
+
+
+EPISODE_STATS = EpisodeStats(
+    counters=("plays", "adds", "takes", "turns"), before_step=_moves_before, after_step=_moves_after,
+    finals=("points",), final=lambda core: np.asarray(core.points, np.int64)[:, :, None],
+    columns=(StatColumn("mean_points", "pts", "points", long_header="mean points"),
+             StatColumn("plays_per_game", "A/g", "plays", long_header="sets played/game"),
+             StatColumn("adds_per_game", "B/g", "adds", long_header="cards added/game"),
+             StatColumn("takes_per_game", "C/g", "takes", long_header="sets taken/game"),
+             StatColumn("turns_per_game", "D/g", "turns", long_header="hands turned/game")))
+"""Moves of each kind per seat (A play, B add, C take, D turn) and points (round wins) at the end."""
+
+
+def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
+    """The variant as every game-independent layer sees it; validates the options (``Rules``)."""
+    variant = Rules.make(num_players, **rules)
+    tables = variant.tables()
+    layout = ObservationLayout.make(variant.num_players, tables.num_cards)
+    actions = ActionLayout(tables.num_cards, variant.num_players)
+    return GameSpec(
+        name=NAME, title=TITLE, version=0, num_players=variant.num_players, min_players=MIN_PLAYERS,
+        max_players=MAX_PLAYERS, num_actions=actions.num_actions, action_names=actions.names(),
+        observation_high=layout.high(variant.target), observation_version=OBSERVATION_VERSION,
+        make_core=lambda n, s: DnpCore(n, variant, seed=s),
+        standings=lambda core: np.asarray(core.points, np.int64),
+        render=lambda core, b, reveal_all: render_table(core, b, reveal_all=reveal_all),
+        observation_string=lambda obs: observation_string(np.asarray(obs, np.float32), layout, tables),
+        rules=variant.options(), policy_neutral_rules=("reward", "max_turns"), episode_stats=EPISODE_STATS,
+        agents=AGENTS, default_opponent="tactician", describe_move=describe_move)

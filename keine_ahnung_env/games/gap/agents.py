@@ -1,0 +1,300 @@
+"""Heuristic agents for the gap game (batched; NumPy in, NumPy out).
+
+Every agent reads only its observation (decoded through ``ObservationLayout``) and the legal-action
+mask. The player count follows from the observation width at every call, so one agent object serves
+any table size. Whatever an agent leaves illegal falls back to a uniformly random legal action.
+
+Agents (``random`` is common to every game):
+
+* ``gap_hunter`` (:class:`GapHunterAgent`): hides its two highest-star cards; plays a gap card whenever
+  it can, the one leaving the smallest gap (then the highest-star card); otherwise the highest-star
+  card that matches (then the smallest gap left); passes only when nothing can be played; a turned-up
+  card goes where it gives it the most gap plays (then the widest gap).
+* ``planner`` (:class:`PlannerAgent`), the strongest here: searches every sequence of plays of its turn
+  (chains of gap plays, then a match play or a pass) and takes the first move of the best one; see the
+  class for the value it maximises.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...sampling import sample_masked
+from .actions import ACTION_FLIP_BASE, ACTION_HIDE_BASE, ACTION_PASS, NUM_ACTIONS, Phase
+from .core import GAP_TABLE
+from .deck import CARD_COLOUR, CARD_NUMBER, CARD_STARS, NUM_CARDS, NUM_COLOURS
+from .observation import CARD_FEATURES, ObservationLayout, layout_for_width
+
+__all__ = ["GapAgent", "GapHunterAgent", "PlannerAgent"]
+
+_PLAY_CARD = np.arange(ACTION_PASS) // 2
+_PLAY_PILE = np.arange(ACTION_PASS) % 2
+_COLOUR = CARD_COLOUR.astype(np.int64)
+_NUMBER = CARD_NUMBER.astype(np.int64)
+_STARS = CARD_STARS.astype(np.int64)
+
+
+def _validate(observation, action_mask) -> tuple[np.ndarray, np.ndarray]:
+    obs = np.asarray(observation)
+    mask = np.asarray(action_mask, bool)
+    if obs.ndim != 2 or mask.ndim != 2:
+        raise ValueError(f"observation and action_mask must be 2-D [batch, ...]; got shapes {obs.shape} and {mask.shape}")
+    if obs.shape[0] != mask.shape[0]:
+        raise ValueError(f"observation has {obs.shape[0]} rows but action_mask has {mask.shape[0]}; one row per game")
+    if mask.shape[1] != NUM_ACTIONS:
+        raise ValueError(f"action_mask must have {NUM_ACTIONS} columns (gap-game actions); got {mask.shape[1]}")
+    return obs, mask
+
+
+def _cards_of(features: np.ndarray) -> np.ndarray:
+    """[B] card ids of [B, 17] colour+number encodings (-1 where empty)."""
+    empty = ~features.any(axis=1)
+    card = features[:, :NUM_COLOURS].argmax(axis=1) * 11 + features[:, NUM_COLOURS:].argmax(axis=1)
+    return np.where(empty, -1, card).astype(np.int64)
+
+
+def _width(a, b):
+    return np.maximum(np.abs(_NUMBER[a] - _NUMBER[b]) - 1, 0)
+
+
+def _is_gap(card, a, b):
+    n, na, nb = _NUMBER[card], _NUMBER[a], _NUMBER[b]
+    c = _COLOUR[card]
+    return (c != _COLOUR[a]) & (c != _COLOUR[b]) & (n > np.minimum(na, nb)) & (n < np.maximum(na, nb))
+
+
+class GapAgent:
+    """Shared machinery: validation, decoding, phase dispatch and a legal fallback. Subclasses
+    implement :meth:`_hide`, :meth:`_flip` and :meth:`_play` for the rows in those phases."""
+
+    name = "gap"
+
+    def __init__(self, seed: int | None = None, num_players: int | None = None, rules: dict | None = None):
+        self.rng = np.random.default_rng(seed)
+        if rules is not None and not isinstance(rules, dict):
+            raise ValueError(f"rules={rules!r}; allowed: None or a dict of rules options")
+        if num_players is not None:
+            from .config import Rules
+
+            Rules.make(num_players)  # validates the player count with the rules' message
+        self.num_players = num_players
+        self.rules = dict(rules or {})
+
+    def reseed(self, seed: int | None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """One legal action per row (``int64 [B]``); rows without a legal action get 0."""
+        obs, mask = _validate(observation, action_mask)
+        B = obs.shape[0]
+        actions = np.zeros(B, np.int64)
+        if B == 0:
+            return actions
+        layout = layout_for_width(obs.shape[1])
+        if self.num_players is not None and layout.num_players != self.num_players:
+            raise ValueError(f"{self.name}: made for {self.num_players} players but the observations are "
+                             f"{layout.num_players}-player ones (width {obs.shape[1]})")
+        phase = obs[:, layout.slice("phase")].argmax(axis=1)
+        for code, method in ((Phase.HIDE, self._hide), (Phase.FLIP, self._flip), (Phase.PLAY, self._play)):
+            rows = np.flatnonzero((phase == code) & mask.any(axis=1))
+            if rows.size:
+                actions[rows] = method(obs[rows], mask[rows], layout)
+        live = mask.any(axis=1)
+        illegal = live & ~mask[np.arange(B), actions]
+        if illegal.any():
+            actions[illegal] = sample_masked(self.rng, mask[illegal])
+        return actions
+
+    # helpers -------------------------------------------------------------------------------------
+
+    @staticmethod
+    def tops(obs: np.ndarray, layout: ObservationLayout) -> tuple[np.ndarray, np.ndarray]:
+        t = obs[:, layout.slice("pile_tops")]
+        return _cards_of(t[:, :CARD_FEATURES]), _cards_of(t[:, CARD_FEATURES:])
+
+    def _pick(self, score: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+        """Per row, the allowed column with the highest score; ties broken at random."""
+        noisy = np.where(allowed, score + self.rng.random(score.shape) * 1e-6, -np.inf)
+        return noisy.argmax(axis=1)
+
+    def _hide(self, obs, mask, layout) -> np.ndarray:
+        """The highest-star hand card (ties at random)."""
+        hide = mask[:, ACTION_HIDE_BASE:ACTION_HIDE_BASE + NUM_CARDS]
+        return ACTION_HIDE_BASE + self._pick(np.broadcast_to(_STARS, hide.shape).astype(float), hide)
+
+    def _flip(self, obs, mask, layout) -> np.ndarray:
+        return sample_masked(self.rng, mask)
+
+    def _play(self, obs, mask, layout) -> np.ndarray:
+        return sample_masked(self.rng, mask)
+
+
+class GapHunterAgent(GapAgent):
+    """Gap plays first (leaving the smallest gap, then the highest-star card), then the highest-star
+    matching card (then the smallest gap left), pass last; hides its highest-star cards; a turned-up
+    card goes where it gives the most own gap plays, then the widest gap."""
+
+    name = "gap_hunter"
+
+    def _flip(self, obs, mask, layout) -> np.ndarray:
+        t0, t1 = self.tops(obs, layout)
+        flip = _cards_of(obs[:, layout.slice("flip_card")])
+        hand = obs[:, layout.slice("hand")] > 0.5
+        cards = np.arange(NUM_CARDS)
+        score = np.zeros((obs.shape[0], 2))
+        for pile, (a, b) in enumerate(((flip, t1), (t0, flip))):
+            gaps = _is_gap(cards[None, :], a[:, None], b[:, None]) & hand
+            score[:, pile] = gaps.sum(axis=1) * 100 + _width(a, b)
+        allowed = mask[:, ACTION_FLIP_BASE:ACTION_FLIP_BASE + 2]
+        return ACTION_FLIP_BASE + self._pick(score, allowed)
+
+    def _play(self, obs, mask, layout) -> np.ndarray:
+        t0, t1 = (x[:, None] for x in self.tops(obs, layout))
+        card, pile = _PLAY_CARD[None, :], _PLAY_PILE[None, :]
+        gap = _is_gap(card, t0, t1)
+        new0 = np.where(pile == 0, card, t0)
+        new1 = np.where(pile == 1, card, t1)
+        left = _width(new0, new1)
+        stars = _STARS[card]
+        score = np.where(gap, 10_000 - 100 * left + stars, 1_000 + 100 * stars - left).astype(float)
+        score = np.concatenate([score, np.zeros((obs.shape[0], 1))], axis=1)  # PASS scores 0
+        allowed = mask[:, :ACTION_PASS + 1]
+        return self._pick(score, allowed)
+
+
+class PlannerAgent(GapAgent):
+    """The strongest heuristic: at each play decision it searches every sequence of plays its turn
+    allows (depth-first, memoised, at most ``max_nodes`` positions per decision) and plays the first
+    move of the best sequence. A sequence is any number of gap plays (each gives another turn) ended
+    by a match play or a pass (or by laying the last card). Its value, from the planner's view:
+
+    * laying the last card: ``+win_bonus`` plus the stars of its hidden cards (it ends the round: the
+      others lose their hands' stars);
+    * otherwise ``-(stars left in hand) - card_weight * (cards left)``, a pass adding one card worth
+      the mean stars of the cards whose place it does not know (card counting: its hand, its hidden
+      cards and the cards in the discard piles are excluded) plus ``card_weight``;
+    * minus the danger of the position handed on: ``gap_weight`` times the gap width left to the next
+      player (a gap lets them shed cards and go on; no gap counts as ``no_gap_width``, since they then
+      turn up a card and usually make one), times ``1 + threat_scale / (the next player's hand size)``;
+      with ``count_cards=True`` the danger counts the unplaced cards that fit the gap instead
+      (``count_weight`` each, ``no_gap_cards`` for no gap: it played no better);
+    * a gap play that leaves no gap, with ``flip_on_extra_turns`` on, is valued as the position
+      without the turned-up card plus ``flip_bonus`` (the card the planner then turns up is its own).
+
+    Hidden cards: the two highest-star cards (they count as plus points and leave the hand; with
+    ``hide_hard`` > 0, cards that can never or hardly be played in a gap, 1 and 11, 2 and 10, count that
+    much more). A turned-up card goes on the pile that gives the best plan afterwards. The weights were
+    tuned in seat-rotated 4-player matches against ``gap_hunter`` (``docs/gap.md``).
+    """
+
+    name = "planner"
+
+    def __init__(self, seed: int | None = None, num_players: int | None = None, rules: dict | None = None,
+                 max_nodes: int = 4000, card_weight: float = 0.5, gap_weight: float = 0.2,
+                 no_gap_width: float = 2.5, flip_bonus: float = 0.5, win_bonus: float = 40.0,
+                 hide_hard: float = 0.0, threat_scale: float = 2.0, count_cards: bool = False,
+                 count_weight: float = 0.06, no_gap_cards: float = 8.0):
+        super().__init__(seed=seed, num_players=num_players, rules=rules)
+        self.hide_hard, self.threat_scale = float(hide_hard), float(threat_scale)
+        self.count_cards, self.count_weight, self.no_gap_cards = bool(count_cards), float(count_weight), float(no_gap_cards)
+        self.max_nodes = int(max_nodes)
+        self.card_weight, self.gap_weight = float(card_weight), float(gap_weight)
+        self.no_gap_width, self.flip_bonus, self.win_bonus = float(no_gap_width), float(flip_bonus), float(win_bonus)
+        self.flip_on_extra_turns = bool(self.rules.get("flip_on_extra_turns", True))
+
+    # one position: which hand, which tops ------------------------------------------------------------
+
+    def _context(self, row: np.ndarray, layout: ObservationLayout) -> dict:
+        v = {name: row[layout.slice(name)] for name, _ in layout.sections}
+        hand = np.flatnonzero(v["hand"] > 0.5)
+        hidden = np.flatnonzero(v["hidden"] > 0.5)
+        known = (v["hand"] > 0.5) | (v["hidden"] > 0.5) | (v["discards"] > 0.5)
+        unknown = np.flatnonzero(~known)  # in an opponent's hand or hidden, or in the draw pile
+        draw, under = float(v["table"][0]), float(v["table"][1])
+        P = layout.num_players
+        next_hand = float(v["hand_sizes"][1 % P]) if P > 1 else 10.0
+        return {
+            "hand": [int(c) for c in hand],
+            "hidden_stars": int(_STARS[hidden].sum()),
+            "draw_stars": float(_STARS[unknown].mean()) if unknown.size else 2.0,
+            "can_draw": draw + under > 0,
+            "threat": 1.0 + self.threat_scale / max(next_hand, 1.0),
+            "unknown": ~known,
+        }
+
+    def _stop_value(self, ctx: dict, hand: tuple, t0: int, t1: int) -> float:
+        """The value of ending the turn with ``hand`` and tops ``t0``, ``t1`` (the next player's start)."""
+        w = max(abs(int(_NUMBER[t0]) - int(_NUMBER[t1])) - 1, 0)
+        if self.count_cards:  # the cards the planner cannot place that would fit the gap it leaves
+            fits = int((GAP_TABLE[t0, t1] & ctx["unknown"]).sum()) if w > 0 else self.no_gap_cards
+            danger = self.count_weight * ctx["threat"] * fits
+        else:
+            danger = self.gap_weight * ctx["threat"] * (w if w > 0 else self.no_gap_width)
+        return -float(sum(int(_STARS[c]) for c in hand)) - self.card_weight * len(hand) - danger
+
+    def _search(self, ctx: dict, hand: tuple, t0: int, t1: int, memo: dict, budget: list) -> tuple[float, int]:
+        """(best value, first action) of the turn from a play decision with ``hand`` and tops."""
+        key = (hand, t0, t1)
+        if key in memo:
+            return memo[key]
+        budget[0] -= 1
+        pass_value = self._stop_value(ctx, hand, t0, t1) - (
+            ctx["draw_stars"] + self.card_weight if ctx["can_draw"] else 0.0)
+        best, best_action = pass_value, ACTION_PASS
+        na, nb = int(_NUMBER[t0]), int(_NUMBER[t1])
+        lo, hi = min(na, nb), max(na, nb)
+        ca, cb = int(_COLOUR[t0]), int(_COLOUR[t1])
+        for i, c in enumerate(hand):
+            rest = hand[:i] + hand[i + 1:]
+            col, num = int(_COLOUR[c]), int(_NUMBER[c])
+            gap = col != ca and col != cb and lo < num < hi
+            for pile in (0, 1):
+                top = t0 if pile == 0 else t1
+                if not gap and col != int(_COLOUR[top]) and num != int(_NUMBER[top]):
+                    continue
+                n0, n1 = (c, t1) if pile == 0 else (t0, c)
+                if not rest:
+                    value = self.win_bonus + ctx["hidden_stars"]
+                elif not gap:
+                    value = self._stop_value(ctx, rest, n0, n1)
+                elif budget[0] <= 0:
+                    value = self._stop_value(ctx, rest, n0, n1) + self.flip_bonus
+                else:
+                    value = self._search(ctx, rest, n0, n1, memo, budget)[0]
+                    w = max(abs(int(_NUMBER[n0]) - int(_NUMBER[n1])) - 1, 0)
+                    if w == 0 and self.flip_on_extra_turns and ctx["can_draw"]:
+                        value += self.flip_bonus
+                if value > best + 1e-9:
+                    best, best_action = value, 2 * c + pile
+        memo[key] = (best, best_action)
+        return best, best_action
+
+    def _play(self, obs, mask, layout) -> np.ndarray:
+        t0, t1 = self.tops(obs, layout)
+        out = np.empty(obs.shape[0], np.int64)
+        for r in range(obs.shape[0]):
+            ctx = self._context(obs[r], layout)
+            _, out[r] = self._search(ctx, tuple(ctx["hand"]), int(t0[r]), int(t1[r]), {}, [self.max_nodes])
+        return out
+
+    def _hide(self, obs, mask, layout) -> np.ndarray:
+        """The card with the most stars plus ``hide_hard`` for numbers that can never (1, 11) or
+        hardly (2, 10) be played in a gap."""
+        hide = mask[:, ACTION_HIDE_BASE:ACTION_HIDE_BASE + NUM_CARDS]
+        hard = np.where((_NUMBER == 1) | (_NUMBER == 11), 1.0, np.where((_NUMBER == 2) | (_NUMBER == 10), 0.5, 0.0))
+        score = np.broadcast_to(_STARS + self.hide_hard * hard, hide.shape).astype(float)
+        return ACTION_HIDE_BASE + self._pick(score, hide)
+
+    def _flip(self, obs, mask, layout) -> np.ndarray:
+        t0, t1 = self.tops(obs, layout)
+        flip = _cards_of(obs[:, layout.slice("flip_card")])
+        out = np.empty(obs.shape[0], np.int64)
+        for r in range(obs.shape[0]):
+            ctx = self._context(obs[r], layout)
+            hand = tuple(ctx["hand"])
+            values = [self._search(ctx, hand, int(flip[r]), int(t1[r]), {}, [self.max_nodes])[0],
+                      self._search(ctx, hand, int(t0[r]), int(flip[r]), {}, [self.max_nodes])[0]]
+            out[r] = ACTION_FLIP_BASE + int(np.argmax(values))
+        return out
+
+

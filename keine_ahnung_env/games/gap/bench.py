@@ -1,0 +1,103 @@
+"""Speed of the compiled gap-game core: random legal play, the KA benchmark's "core" rows for this game.
+
+    python -m keine_ahnung_env.games.gap.bench                 # 2-5 players, batches 1, 64, 1024, 4096
+    python -m keine_ahnung_env.games.gap.bench --players 4 --batches 4096 --seconds 2
+
+As ``keine_ahnung_env.benchmark``'s core section: actions drawn in batch with ``sample_masked``,
+finished games dealt again at once; *end-to-end* decisions/s (sampler included), *engine* decisions/s
+(``step`` + legal mask + re-deals, the sampler's time taken out), *with observation* (``observe`` of the
+seat to act every step), and the reference engine at batch 1 for comparison. Medians over repeats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+
+import numpy as np
+
+from ...sampling import sample_masked
+from ...rng import GameRandom
+from .config import Rules
+from .core import GapCore
+from .reference import GapReference
+
+
+def measure_core(num_players: int, batch: int, seconds: float = 1.0, repeats: int = 3, seed: int = 0,
+                 observe: bool = False) -> dict:
+    core = GapCore(batch, Rules(num_players), seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(50):  # warm-up (and compile)
+        core.step(sample_masked(rng, core.legal_mask))
+        done = np.flatnonzero(core.terminated | core.truncated)
+        if done.size:
+            core.reset_games(done)
+    runs = []
+    for _ in range(repeats):
+        n = 0
+        t_engine = t_obs = 0.0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            actions = sample_masked(rng, core.legal_mask)
+            t1 = time.perf_counter()
+            core.step(actions)
+            done = np.flatnonzero(core.terminated | core.truncated)
+            if done.size:
+                core.reset_games(done)
+            t2 = time.perf_counter()
+            if observe:
+                core.observe(core.current)
+                t_obs += time.perf_counter() - t2
+            t_engine += t2 - t1
+            n += batch
+        runs.append((n, time.perf_counter() - start, t_engine))
+    return {"players": num_players, "batch": batch, "observe": observe,
+            "decisions_per_s": statistics.median(n / w for n, w, _ in runs),
+            "engine_decisions_per_s": statistics.median(n / e for n, _, e in runs)}
+
+
+def measure_reference(num_players: int, seconds: float = 1.0, seed: int = 0) -> float:
+    rules = Rules(num_players)
+    pick = random.Random(seed)
+    game = GapReference(rules, GameRandom.for_game(seed, 0))
+    n, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        if game.terminated or game.truncated:
+            game = GapReference(rules, GameRandom.for_game(seed, n))
+        legal = game.legal_actions()
+        game.step(legal[pick.randrange(len(legal))])
+        n += 1
+    return n / (time.perf_counter() - start)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--players", type=int, nargs="*", default=[2, 3, 4, 5])
+    parser.add_argument("--batches", type=int, nargs="*", default=[1, 64, 1024, 4096])
+    parser.add_argument("--seconds", type=float, default=1.0)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args(argv)
+    rows = []
+    print(f"{'players':>7} {'batch':>6} {'end-to-end/s':>14} {'engine/s':>14} {'with obs/s':>12}")
+    for p in args.players:
+        for b in args.batches:
+            row = measure_core(p, b, args.seconds, args.repeats)
+            row["with_observation_per_s"] = measure_core(p, b, args.seconds, args.repeats, observe=True)[
+                "decisions_per_s"]
+            rows.append(row)
+            print(f"{p:>7} {b:>6} {row['decisions_per_s']:>14,.0f} {row['engine_decisions_per_s']:>14,.0f} "
+                  f"{row['with_observation_per_s']:>12,.0f}", flush=True)
+        ref = measure_reference(p, args.seconds)
+        rows.append({"players": p, "reference_decisions_per_s": ref})
+        print(f"{p:>7} reference engine (plain Python, batch 1): {ref:,.0f}/s", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

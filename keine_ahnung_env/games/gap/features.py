@@ -1,0 +1,67 @@
+"""What a learning policy reads: the observation scaled into [0, 1], optionally with derived hints.
+
+| feature set     | width   | content                                                            |
+|-----------------|---------|--------------------------------------------------------------------|
+| "raw"           | O       | the observation divided by ``ObservationLayout.high``              |
+| "hints" (default) | O + 200 | raw, then for each of the 66 cards: in your hand and a gap card   |
+|                 |         | now (66), in your hand and matching the left top (66), the right   |
+|                 |         | top (66); then your hand's stars / 40 and your hidden cards' / 8   |
+
+The hints are computed from the observation alone (nothing more is seen), so a policy need not
+learn the gap rule from one-hot colours and numbers before it can play.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .deck import CARD_COLOUR, CARD_NUMBER, CARD_STARS, NUM_CARDS, NUM_COLOURS
+from .observation import CARD_FEATURES, ObservationLayout
+
+FEATURE_SETS = ("raw", "hints")
+HINT_WIDTH = 3 * NUM_CARDS + 2
+_COLOUR = CARD_COLOUR.astype(np.int64)
+_NUMBER = CARD_NUMBER.astype(np.int64)
+
+
+def _top_parts(features: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(present [B], colour [B], number [B]) of [B, 17] top encodings."""
+    present = features.any(axis=1)
+    return present, features[:, :NUM_COLOURS].argmax(axis=1), features[:, NUM_COLOURS:].argmax(axis=1) + 1
+
+
+class GapFeatures:
+    """Maps raw observations ``[B, O]`` to policy inputs ``[B, size]`` float32."""
+
+    needs_mask = False
+    num_actions = 0
+
+    def __init__(self, kind: str, num_players: int, rounds: int):
+        if kind not in FEATURE_SETS:
+            raise ValueError(f"features={kind!r}; allowed: {', '.join(FEATURE_SETS)}")
+        self.kind = kind
+        self.layout = ObservationLayout.make(num_players, rounds)
+        self.scale = (1.0 / self.layout.high()).astype(np.float32)
+        self.input_size = self.layout.size
+        self.size = self.input_size + (HINT_WIDTH if kind == "hints" else 0)
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
+        obs = np.asarray(observation, np.float32)
+        if obs.ndim == 1:
+            obs = obs[None]
+        raw = obs * self.scale
+        if self.kind == "raw":
+            return raw
+        hand = obs[:, self.layout.slice("hand")] > 0.5
+        tops = obs[:, self.layout.slice("pile_tops")]
+        p0, c0, n0 = _top_parts(tops[:, :CARD_FEATURES])
+        p1, c1, n1 = _top_parts(tops[:, CARD_FEATURES:])
+        laid = (p0 & p1)[:, None]
+        col, num = _COLOUR[None, :], _NUMBER[None, :]
+        lo, hi = np.minimum(n0, n1)[:, None], np.maximum(n0, n1)[:, None]
+        gap = hand & laid & (col != c0[:, None]) & (col != c1[:, None]) & (num > lo) & (num < hi)
+        left = hand & laid & ((col == c0[:, None]) | (num == n0[:, None]))
+        right = hand & laid & ((col == c1[:, None]) | (num == n1[:, None]))
+        hidden = obs[:, self.layout.slice("hidden")] > 0.5
+        stars = np.stack([(hand * CARD_STARS).sum(axis=1) / 40.0, (hidden * CARD_STARS).sum(axis=1) / 8.0], axis=1)
+        return np.concatenate([raw, gap, left, right, np.minimum(stars, 1.0)], axis=1).astype(np.float32)

@@ -1,0 +1,508 @@
+"""The compiled rules of the gap game: per-game functions over the state arrays, and the batch kernels.
+
+Every rule is written once, as a plain function of one game ``b`` that reads and writes row ``b`` of
+the state arrays (``s``, a :class:`State` of the arrays documented in ``core.py``); the functions
+mirror ``reference.py`` (the readable engine they are tested against) step for step. The batch kernels
+(``step_kernel``, ``deal_kernel``, ``observe_kernel``) run them over ranges of games in a ``prange``; the
+serial ``*_range`` loops run small batches on the calling thread. The per-game functions of the common
+path are ``inline="always"`` and ``_nrt=False`` (``docs/engine_pattern.md``); rare paths (reshuffle,
+end of a round, deal) stay ordinary calls. Constants of the variant
+travel in a :class:`Consts`. Compiled with ``cache=True``: the first use on a machine compiles, later
+processes load the machine code from ``__pycache__``.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+from numba import njit, prange
+
+from ...rng import shuffle
+from . import actions, deck
+
+# Card locations (``card_loc``); see core.py.
+LOC_DRAW, LOC_HAND, LOC_HIDDEN, LOC_TOP, LOC_UNDER, LOC_PENDING, LOC_OUT = range(7)
+
+# Phases (actions.Phase) and actions (actions.py) as plain ints.
+HIDE, FLIP, PLAY, OVER = range(4)
+NUM_CARDS = 66
+NUM_COLOURS = 6
+NUM_NUMBERS = 11
+CARD_FEATURES = NUM_COLOURS + NUM_NUMBERS
+HAND_SIZE = 12
+HIDDEN_PER_PLAYER = 2
+ACTION_PASS = 132
+ACTION_HIDE_BASE = 133
+ACTION_FLIP_BASE = 199
+REWARD_WIN, REWARD_SCORE, REWARD_RANK = range(3)
+# The rules modules' constants are written out above: Numba freezes module-level ints into the cached
+# machine code and its cache does not notice a change in another module; this assertion does.
+assert ((HIDE, FLIP, PLAY, OVER) == tuple(int(p) for p in actions.Phase)
+        and (NUM_CARDS, NUM_COLOURS, NUM_NUMBERS, HAND_SIZE, HIDDEN_PER_PLAYER)
+        == (deck.NUM_CARDS, deck.NUM_COLOURS, deck.NUM_NUMBERS, deck.HAND_SIZE, deck.HIDDEN_PER_PLAYER)
+        and (ACTION_PASS, ACTION_HIDE_BASE, ACTION_FLIP_BASE)
+        == (actions.ACTION_PASS, actions.ACTION_HIDE_BASE, actions.ACTION_FLIP_BASE)), \
+    "kernels.py's constants differ from actions.py / deck.py: update them"
+
+STATE_FIELDS = (
+    "card_loc", "card_owner", "card_seen", "draw_cards", "draw_pos", "draw_len", "pile_top", "hand_count",
+    "hidden_count", "pending", "phase", "current", "dealer", "round", "extra_turn", "dry_passes", "score",
+    "went_out", "turn", "terminated", "truncated", "rewards", "legal_mask", "rng_state")
+
+State = collections.namedtuple("State", STATE_FIELDS)
+"""The state arrays of a core, in one argument (``core.py`` documents every field)."""
+
+Consts = collections.namedtuple("Consts", (
+    "colour",        # [66] int8: colour of each card
+    "number",        # [66] int8: number 1-11 of each card
+    "stars",         # [66] int8
+    "gap_table",     # [66, 66, 66] bool: card c is a gap card between tops a and b (``gap_table[a, b, c]``)
+    "match_table",   # [66, 66] bool: card c matches top t in colour or number (``match_table[t, c]``)
+    "num_players", "rounds", "flip_on_extra_turns", "reward_mode", "round_reward_scale", "max_turns",
+    "obs_size", "off_phase", "off_acting", "off_hand", "off_hidden", "off_pile_tops", "off_flip_card",
+    "off_discards", "off_seen", "off_hand_sizes", "off_hidden_sizes", "off_table", "off_dealer", "off_scores",
+))
+"""Constants of one variant, in one argument."""
+
+
+# ============================================================================ one game
+
+# ----------------------------------------------------------------- cards and piles
+
+
+@njit(cache=True, _nrt=False)
+def _reshuffle(s, b):
+    """Game b's new draw pile: every card below the two pile tops, taken in ascending card id and
+    shuffled with the game's stream; nothing happens when there is nothing to shuffle."""
+    n = 0
+    for c in range(NUM_CARDS):
+        if s.card_loc[b, c] == LOC_UNDER:
+            s.draw_cards[b, n] = c
+            s.card_loc[b, c] = LOC_DRAW
+            s.card_owner[b, c] = -1
+            n += 1
+    if n == 0:
+        return
+    shuffle(s.rng_state, b, s.draw_cards[b], n)
+    s.draw_pos[b] = 0
+    s.draw_len[b] = n
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _draw(s, b):
+    """Takes the top draw card (reshuffling first if the pile is empty); -1 when nothing can be drawn."""
+    if s.draw_pos[b] >= s.draw_len[b]:
+        _reshuffle(s, b)
+        if s.draw_pos[b] >= s.draw_len[b]:
+            return -1
+    pos = s.draw_pos[b]
+    s.draw_pos[b] = pos + 1
+    return np.int64(s.draw_cards[b, pos])
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _put_on_pile(s, b, card, pile):
+    """``card`` goes face up on ``pile``; the old top goes below it."""
+    old = s.pile_top[b, pile]
+    if old >= 0:
+        s.card_loc[b, old] = LOC_UNDER
+    s.pile_top[b, pile] = card
+    s.card_loc[b, card] = LOC_TOP
+    s.card_owner[b, card] = pile
+    s.card_seen[b, card] = True
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _gap_width(k, top_a, top_b):
+    d = abs(np.int64(k.number[top_a]) - np.int64(k.number[top_b])) - 1
+    return d if d > 0 else 0
+
+
+# ----------------------------------------------------------------- round and game flow
+
+
+@njit(cache=True, _nrt=False)
+def _final_rewards(s, k, b):
+    """The rewards of game b's end, added to this step's rewards (``scoring.final_rewards``, one game)."""
+    P = k.num_players
+    if k.reward_mode == REWARD_SCORE:
+        for p in range(P):
+            s.rewards[b, p] += s.score[b, p]
+        return
+    best = s.score[b, 0]
+    for p in range(P):
+        best = max(best, s.score[b, p])
+    n_win = 0
+    for p in range(P):
+        n_win += s.score[b, p] == best
+    for p in range(P):
+        if k.reward_mode == REWARD_WIN:
+            if n_win == P:
+                s.rewards[b, p] += 0.0
+            elif s.score[b, p] == best:
+                s.rewards[b, p] += 1.0 / n_win
+            else:
+                s.rewards[b, p] += -1.0 / (P - n_win)
+        else:  # rank
+            beats = 0
+            for q in range(P):
+                beats += (s.score[b, p] > s.score[b, q]) - (s.score[b, p] < s.score[b, q])
+            s.rewards[b, p] += beats / (P - 1)
+
+
+@njit(cache=True, _nrt=False)
+def _deal_round(s, k, b):
+    """Shuffles all 66 cards with game b's stream and deals the round: 12 cards to each seat (seat 0
+    first), the next two as the left and right starting cards (laid face up once everybody has chosen
+    their hidden cards), the rest as the draw pile. The seat left of the dealer chooses first."""
+    P = k.num_players
+    for c in range(NUM_CARDS):
+        s.draw_cards[b, c] = c
+        s.card_seen[b, c] = False
+    shuffle(s.rng_state, b, s.draw_cards[b], NUM_CARDS)
+    for i in range(NUM_CARDS):
+        c = s.draw_cards[b, i]
+        if i < P * HAND_SIZE:
+            s.card_loc[b, c] = LOC_HAND
+            s.card_owner[b, c] = i // HAND_SIZE
+        else:
+            s.card_loc[b, c] = LOC_DRAW
+            s.card_owner[b, c] = -1
+    for pile in range(2):
+        c = s.draw_cards[b, P * HAND_SIZE + pile]
+        s.pile_top[b, pile] = c
+        s.card_loc[b, c] = LOC_TOP
+        s.card_owner[b, c] = pile
+    s.draw_pos[b] = P * HAND_SIZE + 2
+    s.draw_len[b] = NUM_CARDS
+    for p in range(P):
+        s.hand_count[b, p] = HAND_SIZE
+        s.hidden_count[b, p] = 0
+    s.pending[b] = -1
+    s.dry_passes[b] = 0
+    s.extra_turn[b] = False
+    s.dealer[b] = (P - 1 + s.round[b]) % P
+    s.current[b] = (s.dealer[b] + 1) % P
+    s.phase[b] = HIDE
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _begin_turn(s, k, b, seat, extra):
+    """``seat`` starts a turn (``extra``: the extra turn after a gap play). With no gap between the
+    tops it must first turn the top draw card face up onto a pile of its choice (FLIP), unless
+    ``flip_on_extra_turns`` is off and this is an extra turn, or nothing can be drawn."""
+    s.current[b] = seat
+    s.extra_turn[b] = extra
+    if (not extra or k.flip_on_extra_turns) and _gap_width(k, s.pile_top[b, 0], s.pile_top[b, 1]) == 0:
+        card = _draw(s, b)
+        if card >= 0:
+            s.pending[b] = card
+            s.card_loc[b, card] = LOC_PENDING
+            s.card_owner[b, card] = -1
+            s.card_seen[b, card] = True
+            s.phase[b] = FLIP
+            return
+    s.phase[b] = PLAY
+
+
+@njit(cache=True, _nrt=False)
+def _end_round(s, k, b, winner):
+    """The round ends (``winner``: the seat that laid its last card, -1 when it ended with nobody going
+    out): the winner scores its hidden cards' stars, every other seat minus its hand's stars. Then the
+    game ends after its last round, or the next round is dealt."""
+    P = k.num_players
+    for p in range(P):
+        delta = 0
+        for c in range(NUM_CARDS):
+            if s.card_owner[b, c] == p:
+                if p == winner and s.card_loc[b, c] == LOC_HIDDEN:
+                    delta += k.stars[c]
+                elif p != winner and s.card_loc[b, c] == LOC_HAND:
+                    delta -= k.stars[c]
+        s.score[b, p] += delta
+        s.rewards[b, p] += k.round_reward_scale * delta
+    if winner >= 0:
+        s.went_out[b, winner] += 1
+    s.round[b] += 1
+    if s.round[b] >= k.rounds:
+        s.terminated[b] = True
+        s.phase[b] = OVER
+        s.pending[b] = -1
+        _final_rewards(s, k, b)
+        return
+    _deal_round(s, k, b)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _after_turn(s, k, b, winner, round_over, next_seat, extra):
+    """A play or pass has ended a turn: the round may end; the game may be truncated; else the next
+    turn begins."""
+    s.turn[b] += 1
+    if round_over:
+        _end_round(s, k, b, winner)
+        if s.phase[b] == OVER:
+            return
+    if s.turn[b] >= k.max_turns:
+        s.truncated[b] = True
+        s.phase[b] = OVER
+        s.pending[b] = -1
+        for p in range(k.num_players):
+            s.rewards[b, p] = 0.0
+        return
+    if not round_over:
+        _begin_turn(s, k, b, next_seat, extra)
+
+
+# ---------------------------------------------------------------------- decisions
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _step_game(s, k, b, action):
+    """Game b's decision ``action`` (legal), then everything automatic up to its next decision."""
+    P = k.num_players
+    seat = np.int64(s.current[b])
+    phase = s.phase[b]
+    if phase == HIDE:
+        card = action - ACTION_HIDE_BASE
+        s.card_loc[b, card] = LOC_HIDDEN
+        s.hand_count[b, seat] -= 1
+        s.hidden_count[b, seat] += 1
+        if s.hidden_count[b, seat] < HIDDEN_PER_PLAYER:
+            return
+        nxt = (seat + 1) % P
+        if s.hidden_count[b, nxt] < HIDDEN_PER_PLAYER:
+            s.current[b] = nxt
+            return
+        # everybody has chosen: the two starting cards are laid face up and the round begins
+        s.card_seen[b, s.pile_top[b, 0]] = True
+        s.card_seen[b, s.pile_top[b, 1]] = True
+        _begin_turn(s, k, b, nxt, False)
+    elif phase == FLIP:
+        _put_on_pile(s, b, np.int64(s.pending[b]), action - ACTION_FLIP_BASE)
+        s.pending[b] = -1
+        s.phase[b] = PLAY
+    elif action == ACTION_PASS:
+        card = _draw(s, b)
+        if card >= 0:
+            s.card_loc[b, card] = LOC_HAND
+            s.card_owner[b, card] = seat
+            s.hand_count[b, seat] += 1
+            s.dry_passes[b] = 0
+        else:
+            s.dry_passes[b] += 1
+        _after_turn(s, k, b, -1, s.dry_passes[b] >= P, (seat + 1) % P, False)
+    else:
+        card, pile = action // 2, action % 2
+        gap = k.gap_table[s.pile_top[b, 0], s.pile_top[b, 1], card]
+        _put_on_pile(s, b, card, pile)
+        s.hand_count[b, seat] -= 1
+        s.dry_passes[b] = 0
+        out = s.hand_count[b, seat] == 0
+        _after_turn(s, k, b, seat if out else -1, out, seat if gap else (seat + 1) % P, gap)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _mask_game(s, k, b):
+    """Game b's legal-action mask (every entry written once, branch-free per card: the gap and match
+    tables of ``Consts`` say which cards fit the tops)."""
+    phase = s.phase[b]
+    seat = s.current[b]
+    mask = s.legal_mask[b]
+    if phase == PLAY:
+        t0, t1 = s.pile_top[b, 0], s.pile_top[b, 1]
+        gap, m0, m1 = k.gap_table[t0, t1], k.match_table[t0], k.match_table[t1]
+        for c in range(NUM_CARDS):
+            h = (s.card_loc[b, c] == LOC_HAND) & (s.card_owner[b, c] == seat)
+            mask[2 * c] = h & (gap[c] | m0[c])
+            mask[2 * c + 1] = h & (gap[c] | m1[c])
+            mask[ACTION_HIDE_BASE + c] = False
+        mask[ACTION_PASS] = True
+        mask[ACTION_FLIP_BASE] = False
+        mask[ACTION_FLIP_BASE + 1] = False
+    elif phase == HIDE:
+        for c in range(NUM_CARDS):
+            mask[2 * c] = False
+            mask[2 * c + 1] = False
+            mask[ACTION_HIDE_BASE + c] = (s.card_loc[b, c] == LOC_HAND) & (s.card_owner[b, c] == seat)
+        mask[ACTION_PASS] = False
+        mask[ACTION_FLIP_BASE] = False
+        mask[ACTION_FLIP_BASE + 1] = False
+    else:
+        for a in range(mask.shape[0]):
+            mask[a] = False
+        if phase == FLIP:
+            mask[ACTION_FLIP_BASE] = True
+            mask[ACTION_FLIP_BASE + 1] = True
+
+
+@njit(cache=True, _nrt=False)
+def _deal_game(s, k, b):
+    """A new game in row b: scores and counters zeroed, the first round dealt from the game's stream."""
+    for p in range(k.num_players):
+        s.score[b, p] = 0
+        s.went_out[b, p] = 0
+        s.rewards[b, p] = 0.0
+    s.round[b] = 0
+    s.turn[b] = 0
+    s.terminated[b] = False
+    s.truncated[b] = False
+    _deal_round(s, k, b)
+
+
+# ------------------------------------------------------------------------ observation
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _card_features(k, card, out, base):
+    out[base + k.colour[card]] = 1.0
+    out[base + NUM_COLOURS + k.number[card] - 1] = 1.0
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _observe_game(s, k, b, seat, out):
+    """Game b as ``seat`` sees it, written into the float32 row ``out`` (see observation.py)."""
+    P = k.num_players
+    for i in range(out.shape[0]):
+        out[i] = 0.0
+    phase = s.phase[b]
+    out[k.off_phase + phase] = 1.0
+    if phase != OVER:
+        out[k.off_acting + (s.current[b] - seat) % P] = 1.0
+    laid = phase != HIDE  # the starting cards are laid once everybody has chosen their hidden cards
+    under = 0
+    for c in range(NUM_CARDS):
+        loc = s.card_loc[b, c]
+        owner = s.card_owner[b, c]
+        if owner == seat and loc == LOC_HAND:
+            out[k.off_hand + c] = 1.0
+        elif owner == seat and loc == LOC_HIDDEN:
+            out[k.off_hidden + c] = 1.0
+        if laid and (loc == LOC_TOP or loc == LOC_UNDER):
+            out[k.off_discards + c] = 1.0
+        if laid and s.card_seen[b, c]:
+            out[k.off_seen + c] = 1.0
+        under += loc == LOC_UNDER
+    if laid:
+        for pile in range(2):
+            _card_features(k, s.pile_top[b, pile], out, k.off_pile_tops + pile * CARD_FEATURES)
+    if s.pending[b] >= 0:
+        _card_features(k, s.pending[b], out, k.off_flip_card)
+    for rel in range(P):
+        p = (seat + rel) % P
+        out[k.off_hand_sizes + rel] = s.hand_count[b, p]
+        out[k.off_hidden_sizes + rel] = s.hidden_count[b, p]
+        score = s.score[b, p]
+        if score > 0:
+            out[k.off_scores + 2 * rel] = score
+        else:
+            out[k.off_scores + 2 * rel + 1] = -score
+    out[k.off_table] = s.draw_len[b] - s.draw_pos[b]
+    out[k.off_table + 1] = under
+    if laid:
+        out[k.off_table + 2] = _gap_width(k, s.pile_top[b, 0], s.pile_top[b, 1])
+    out[k.off_table + 3] = s.round[b]
+    out[k.off_table + 4] = s.dry_passes[b]
+    out[k.off_table + 5] = 1.0 if s.extra_turn[b] and phase != OVER else 0.0
+    out[k.off_dealer + (s.dealer[b] - seat) % P] = 1.0
+
+
+# ============================================================================ batch kernels
+#
+# Each batch operation is a serial loop over a range of games (``*_range``; Numba inlines the per-game
+# functions into it) and a parallel kernel that splits the batch into ``chunks`` ranges and runs them
+# in a ``prange`` (``docs/engine_pattern.md``): the per-game functions are inlined only into the serial
+# loops, never into a ``prange`` body.
+
+
+@njit(cache=True, _nrt=False)
+def step_range(s, k, actions, active, lo, hi):
+    """Steps the live, active games among ``lo..hi-1`` with their (legal) actions; every game's rewards
+    in the range are reset first (only the steps that end a round or the game pay)."""
+    for b in range(lo, hi):
+        for p in range(s.rewards.shape[1]):
+            s.rewards[b, p] = 0.0
+        if active[b] and s.phase[b] != OVER:
+            _step_game(s, k, b, actions[b])
+            _mask_game(s, k, b)
+
+
+@njit(cache=True, parallel=True)
+def step_kernel(s, k, actions, active, chunks):
+    """``step_range`` over the whole batch, in ``chunks`` ranges spread over the threads."""
+    n = actions.shape[0]
+    for c in prange(chunks):
+        step_range(s, k, actions, active, c * n // chunks, (c + 1) * n // chunks)
+
+
+@njit(cache=True, _nrt=False)
+def _deal_and_mask(s, k, b):
+    """A new game in row b and its mask, not inlined: the one copy used by dealing."""
+    _deal_game(s, k, b)
+    _mask_game(s, k, b)
+
+
+@njit(cache=True, _nrt=False)
+def deal_range(s, k, games, lo, hi):
+    """Deals new games in rows ``games[lo:hi]`` (each from its own stream)."""
+    for i in range(lo, hi):
+        _deal_and_mask(s, k, games[i])
+
+
+@njit(cache=True, parallel=True)
+def deal_kernel(s, k, games, chunks):
+    n = games.shape[0]
+    for c in prange(chunks):
+        deal_range(s, k, games, c * n // chunks, (c + 1) * n // chunks)
+
+
+@njit(cache=True, _nrt=False)
+def begin_turn_kernel(s, k, games, extra):
+    """Starts the turn of each listed game's ``current`` seat (``core.load``), then its mask."""
+    for i in range(games.shape[0]):
+        b = games[i]
+        _begin_turn(s, k, b, np.int64(s.current[b]), extra)
+        _mask_game(s, k, b)
+
+
+@njit(cache=True, _nrt=False)
+def mask_kernel(s, k, games):
+    for i in range(games.shape[0]):
+        _mask_game(s, k, games[i])
+
+
+@njit(cache=True, _nrt=False)
+def observe_range(s, k, games, seats, out, lo, hi):
+    """``out[i]`` = game ``games[i]`` as seat ``seats[i]`` sees it, for i in ``lo..hi-1``."""
+    for i in range(lo, hi):
+        _observe_game(s, k, games[i], seats[i], out[i])
+
+
+@njit(cache=True, parallel=True)
+def observe_kernel(s, k, games, seats, out, chunks):
+    n = games.shape[0]
+    for c in prange(chunks):
+        observe_range(s, k, games, seats, out, c * n // chunks, (c + 1) * n // chunks)
+
+
+@njit(cache=True, _nrt=False)
+def check_actions_kernel(actions, active, phase, legal_mask):
+    """Returns ``(live games, first out-of-range game, first illegal game, illegal games)`` among the
+    active live games (-1 where none); changes nothing."""
+    live, first_out, first_bad, bad = 0, -1, -1, 0
+    A = legal_mask.shape[1]
+    for b in range(actions.shape[0]):
+        if phase[b] == OVER:
+            continue
+        live += 1
+        if not active[b]:
+            continue
+        a = actions[b]
+        if a < 0 or a >= A:
+            if first_out < 0:
+                first_out = b
+        elif not legal_mask[b, a]:
+            if first_bad < 0:
+                first_bad = b
+            bad += 1
+    return live, first_out, first_bad, bad

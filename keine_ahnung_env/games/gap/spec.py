@@ -1,0 +1,109 @@
+"""The gap game through the game door: the :class:`~keine_ahnung_env.game_spec.GameSpec` of a variant.
+
+Everything the game-independent layers know of the gap game comes from :func:`game_spec`: the engine
+(``core.py``), the results (``scoring.py``), the text views (``render.py``, ``observation.py``), the
+statistics its tournaments report (gap plays, passes, rounds gone out), the policy feature sets
+(``features.py``), the oracle critic's hidden inputs (``privileged.py``) and the heuristic agents
+(``agents.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...game_spec import AgentInfo, EpisodeStats, GameSpec, StatColumn
+from .actions import ACTION_PASS, NUM_ACTIONS, Phase, action_name
+from .config import MAX_PLAYERS, MIN_PLAYERS, Rules
+from .core import GapCore
+from .deck import CARD_COLOUR, CARD_NUMBER
+from .observation import OBSERVATION_VERSION, ObservationLayout, observation_string
+from .privileged import privileged_features, privileged_size
+from .render import describe_move, render_table
+from .scoring import standings
+
+NAME = "gap_v0"
+TITLE = "The gap game"
+ACTION_NAMES = tuple(action_name(a) for a in range(NUM_ACTIONS))
+
+_AGENTS = "keine_ahnung_env.games.gap.agents"
+AGENTS = {
+    "gap_hunter": AgentInfo(f"{_AGENTS}:GapHunterAgent",
+                            description="gap plays leaving the smallest gap, sheds and hides high-star cards"),
+    "planner": AgentInfo(f"{_AGENTS}:PlannerAgent",
+                         description="the strongest heuristic: plans the whole turn's chain, counts cards"),
+}
+"""The heuristic agents, offered by ``agents.make(name, game="gap_v0")``."""
+
+
+def _counts_before(core, actions: np.ndarray, active: np.ndarray):
+    """[B, P, 2] this step's gap plays and passes (read before the step changes the tops)."""
+    B, P = core.num_envs, core.num_players
+    a = np.asarray(actions).astype(np.int64)
+    live = np.asarray(active, bool) & ~core.done & (core.phase == Phase.PLAY)
+    out = np.zeros((B, P, 2), np.int64)
+    rows = np.arange(B)
+    seat = core.current.astype(np.intp)
+    play = live & (a >= 0) & (a < ACTION_PASS)
+    card = np.where(play, a // 2, 0)
+    t0, t1 = core.pile_top[:, 0].astype(np.intp), core.pile_top[:, 1].astype(np.intp)
+    n, n0, n1 = CARD_NUMBER[card], CARD_NUMBER[t0], CARD_NUMBER[t1]
+    col = CARD_COLOUR[card]
+    gap = play & (col != CARD_COLOUR[t0]) & (col != CARD_COLOUR[t1]) & (n > np.minimum(n0, n1)) & (n < np.maximum(n0, n1))
+    out[rows, seat, 0] = gap
+    out[rows, seat, 1] = live & (a == ACTION_PASS)
+    return out
+
+
+EPISODE_STATS = EpisodeStats(
+    counters=("gap_plays", "passes"), before_step=_counts_before, after_step=lambda core, token: token,
+    finals=("went_out",), final=lambda core: np.asarray(core.went_out, np.int64)[:, :, None],
+    columns=(StatColumn("gap_plays_per_game", "gaps/g", "gap_plays", long_header="gap plays/game"),
+             StatColumn("passes_per_game", "pass/g", "passes", long_header="passes/game"),
+             StatColumn("rounds_out_per_game", "out/g", "went_out", long_header="rounds gone out/game")))
+"""Gap plays and passes of each seat, and the rounds it ended by laying its last card."""
+
+
+def _feature_sets(rounds: int) -> dict:
+    def maker(kind: str):
+        def make(spec: GameSpec):
+            from .features import GapFeatures
+
+            return GapFeatures(kind, spec.num_players, rounds)
+
+        return make
+
+    return {kind: maker(kind) for kind in ("raw", "hints")}
+
+
+def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
+    """The variant as every game-independent layer sees it; validates the options (``Rules``)."""
+    variant = Rules.make(num_players, **rules)
+    layout = ObservationLayout.make(variant.num_players, variant.rounds)
+    return GameSpec(
+        name=NAME,
+        title=TITLE,
+        version=0,
+        num_players=variant.num_players,
+        min_players=MIN_PLAYERS,
+        max_players=MAX_PLAYERS,
+        num_actions=NUM_ACTIONS,
+        action_names=ACTION_NAMES,
+        observation_high=layout.high(),
+        observation_version=OBSERVATION_VERSION,
+        make_core=lambda n, s: GapCore(n, variant, seed=s),
+        standings=standings,
+        render=lambda core, b, reveal_all: render_table(core, b, reveal_all=reveal_all),
+        observation_string=lambda obs: observation_string(np.asarray(obs, np.float32), layout),
+        rules=variant.options(),
+        policy_neutral_rules=("reward", "round_reward_scale", "max_turns"),
+        episode_stats=EPISODE_STATS,
+        feature_sets=_feature_sets(variant.rounds),
+        default_features="hints",
+        privileged_size=privileged_size(variant.num_players),
+        privileged=privileged_features,
+        agents=AGENTS,
+        default_opponent="gap_hunter",
+        describe_move=describe_move,
+    )

@@ -1,0 +1,129 @@
+"""The compiled gap-game core against the pure-Python reference engine, step by step: every snapshot
+(piles, hands, hidden cards, draw order, phase, scores), every mask, every seat's observation, every
+reward, on random games of every table size and rules option; plus the core's own surface (seeding,
+``load``, bad input, views)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from keine_ahnung_env.games.gap import GapCore, Rules
+from keine_ahnung_env.games.gap.actions import ACTION_PASS, Phase
+from keine_ahnung_env.games.gap.reference import GapReference
+from keine_ahnung_env.rng import GameRandom
+
+VARIANTS = [
+    {"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 5},
+    {"num_players": 2, "flip_on_extra_turns": False, "reward": "score"},
+    {"num_players": 3, "reward": "rank", "round_reward_scale": 0.25},
+    {"num_players": 4, "flip_on_extra_turns": False, "rounds": 2, "round_reward_scale": 1.0},
+    {"num_players": 5, "max_turns": 60, "reward": "score"},
+    {"num_players": 2, "rounds": 1, "max_turns": 25},
+]
+
+
+def _policy(rng: np.random.Generator, mask: np.ndarray, pass_weight: float) -> int:
+    """A random legal action; ``pass_weight`` tilts it towards passing (long games, reshuffles, dry
+    passes) or away from it (short rounds)."""
+    legal = np.flatnonzero(mask)
+    if mask[ACTION_PASS] and rng.random() < pass_weight:
+        return ACTION_PASS
+    return int(rng.choice(legal))
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: "-".join(f"{k}={x}" for k, x in v.items()))
+def test_core_matches_the_reference_step_by_step(variant):
+    options = dict(variant)
+    rules = Rules.make(options.pop("num_players"), **options)
+    P, B, seed = rules.num_players, 6, 11
+    core = GapCore(B, rules, seed=seed)
+    refs = [GapReference(rules, GameRandom.for_game(seed, i)) for i in range(B)]
+    rng = np.random.default_rng(P)
+    pass_weight = rng.random(B)
+    seen_phases, games, steps = set(), 0, 0
+    while games < 2 * B and steps < 3000:
+        for i in range(B):
+            assert core.snapshot(i) == refs[i].snapshot(), f"game {i} at step {steps}"
+            np.testing.assert_array_equal(core.legal_mask[i], refs[i].mask(), err_msg=f"game {i} mask at {steps}")
+            seen_phases.add(int(core.phase[i]))
+        for seat in range(P):
+            obs = core.observe(seat)
+            for i in range(B):
+                np.testing.assert_array_equal(obs[i], refs[i].observe(seat), err_msg=f"game {i} seat {seat} at {steps}")
+        active = rng.random(B) < 0.8
+        actions = np.array([_policy(rng, core.legal_mask[i], pass_weight[i]) for i in range(B)])
+        core.step(actions, active=active)
+        steps += 1
+        for i in range(B):
+            if active[i]:
+                refs[i].step(int(actions[i]))
+                np.testing.assert_allclose(core.rewards[i], refs[i].rewards, rtol=1e-6, err_msg=f"game {i} rewards")
+            else:
+                assert not core.rewards[i].any()
+            if core.done[i]:
+                assert core.snapshot(i) == refs[i].snapshot()
+                games += 1
+                stream = core.rng_state[i].tolist()  # the row deals its next game from where its stream stands
+                core.reset_games(np.array([i]))
+                refs[i] = GapReference(rules, GameRandom(stream))
+    assert games >= B and Phase.FLIP in seen_phases and Phase.HIDE in seen_phases
+
+
+def test_reseeded_rows_deal_the_games_of_their_ids():
+    rules = Rules(3)
+    big = GapCore(9, rules, seed=4)
+    small = GapCore(2, rules, seed=100)
+    small.seed(4, indices=[0, 1], game_ids=[8, 3])
+    small.reset_games(np.array([0, 1]))
+    assert small.snapshot(0) == big.snapshot(8) and small.snapshot(1) == big.snapshot(3)
+    ref = GapReference(rules, GameRandom.for_game(4, 8))
+    assert ref.snapshot() == big.snapshot(8)
+
+
+def test_illegal_actions_are_refused_naming_the_legal_ones_and_change_nothing():
+    core = GapCore(3, Rules(2), seed=0)
+    before = [core.snapshot(i) for i in range(3)]
+    with pytest.raises(ValueError, match=r"illegal action 132 \(PASS\) for game 0.*legal there: \[1"):
+        core.step(np.full(3, ACTION_PASS))
+    with pytest.raises(ValueError, match=r"action 201 for game 0 is out of range; allowed: 0..200"):
+        core.step(np.full(3, 201))
+    with pytest.raises(ValueError, match=r"shape \(3,\)"):
+        core.step(np.zeros(2, np.int64))
+    with pytest.raises(ValueError, match=r"integers"):
+        core.step(np.zeros(3))
+    with pytest.raises(ValueError, match=r"seat must be in 0..1"):
+        core.observe(2)
+    with pytest.raises(ValueError, match=r"num_envs=0; allowed"):
+        GapCore(0, Rules(2))
+    assert [core.snapshot(i) for i in range(3)] == before
+
+
+def test_load_refuses_inconsistent_positions():
+    core = GapCore(1, Rules(2), seed=0)
+    with pytest.raises(ValueError, match="at most once"):
+        core.load(0, hands=[[1, 2], [2]], piles=[[3], [4]])
+    with pytest.raises(ValueError, match="two non-empty piles"):
+        core.load(0, hands=[[1], [2]], piles=[[3], []])
+
+
+def test_privileged_inputs_hold_the_opponents_cards_and_the_next_draws():
+    from keine_ahnung_env import gap_v0
+    from keine_ahnung_env.games.gap.deck import NUM_CARDS
+
+    spec = gap_v0.game_spec(3)
+    core = spec.make_core(2, 9)
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        core.step(np.array([rng.choice(np.flatnonzero(m)) for m in core.legal_mask]))
+    x = spec.privileged_features(core, np.array([0, 2]))
+    assert x.shape == (2, spec.privileged_size) and x.dtype == np.float32
+    for b, seat in ((0, 0), (1, 2)):
+        for rel in (1, 2):
+            p = (seat + rel) % 3
+            hand = x[b, (rel - 1) * 2 * NUM_CARDS:(rel - 1) * 2 * NUM_CARDS + NUM_CARDS]
+            hidden = x[b, (rel - 1) * 2 * NUM_CARDS + NUM_CARDS:rel * 2 * NUM_CARDS]
+            assert np.flatnonzero(hand).tolist() == core.hand(b, p) and np.flatnonzero(hidden).tolist() == core.hidden(b, p)
+        draws = core.snapshot(b)["draw_pile"][:2]
+        tail = x[b, 4 * NUM_CARDS:].reshape(2, NUM_CARDS)
+        assert [int(np.flatnonzero(row)[0]) for row in tail[:len(draws)]] == draws
