@@ -32,3 +32,19 @@ def sample_masked(rng: np.random.Generator, action_mask: np.ndarray, weights: np
     actions = (cum <= u[:, None]).sum(axis=1)
     actions = np.minimum(actions, mask.shape[1] - 1)
     return np.where(total > 0, actions, 0).astype(np.int64)
+
+
+def check_batch(observation, action_mask, num_actions: int | None = None, game: str = "the game"
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """``(observation [B, O], action_mask [B, A] bool)`` as arrays, as every batched agent takes them;
+    ValueError naming what is wrong (not 2-D, rows that differ, a mask of another width than
+    ``num_actions``)."""
+    obs = np.asarray(observation)
+    mask = np.asarray(action_mask, bool)
+    if obs.ndim != 2 or mask.ndim != 2:
+        raise ValueError(f"observation and action_mask must be 2-D [batch, ...]; got shapes {obs.shape} and {mask.shape}")
+    if obs.shape[0] != mask.shape[0]:
+        raise ValueError(f"observation has {obs.shape[0]} rows but action_mask has {mask.shape[0]}; one row per game")
+    if num_actions is not None and mask.shape[1] != num_actions:
+        raise ValueError(f"action_mask must have {num_actions} columns ({game} actions); got {mask.shape[1]}")
+    return obs, mask

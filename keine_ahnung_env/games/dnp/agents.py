@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...sampling import sample_masked
+from ...sampling import check_batch, sample_masked
 from .actions import NUM_TARGETS
 from .deck import MAX_VALUE
 from .observation import ObservationLayout
@@ -122,11 +122,8 @@ class DnpAgent:
     # -------------------------------------------------------------- acting
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        obs = np.asarray(observation, np.float32)
-        mask = np.asarray(action_mask, bool)
-        if obs.ndim != 2 or mask.ndim != 2 or obs.shape[0] != mask.shape[0]:
-            raise ValueError(f"observation and action_mask must be [batch, ...] with one row per game; got shapes "
-                             f"{obs.shape} and {mask.shape}")
+        obs, mask = check_batch(observation, action_mask)
+        obs = obs.astype(np.float32, copy=False)
         out = np.zeros(obs.shape[0], np.int64)
         if obs.shape[0] == 0:
             return out

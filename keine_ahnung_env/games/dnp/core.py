@@ -46,17 +46,14 @@ seeded from ``(seed, game id)``, so game i's course is the same whatever the bat
 
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
 
+from ...engine import CompiledCore
 from . import kernels as K
 from .actions import ActionLayout
 from .config import Rules
 from .kernels import LOC_DISCARD, LOC_HAND, LOC_OUT, LOC_TABLE  # noqa: F401 (re-exported)
 from .observation import ObservationLayout
-
-from ...rng import game_rng_states
 
 PARALLEL_MIN_GAMES = 64
 _REWARD_CODES = {"win": K.REWARD_WIN, "score": K.REWARD_SCORE, "rank": K.REWARD_RANK}
@@ -76,8 +73,29 @@ def _consts(rules: Rules, actions: ActionLayout, layout: ObservationLayout) -> K
         off_table=off["table"], off_hand_values=off["hand_values"], off_cards=off["cards"])
 
 
-class DnpCore:
-    """B dnp games as arrays (the module docstring documents every field)."""
+class DnpCore(CompiledCore):
+    """B dnp games as arrays (the module docstring documents every field); argument checks, seeding
+    and the protocol's methods from :class:`~keine_ahnung_env.engine.CompiledCore`."""
+
+    parallel_min_games = PARALLEL_MIN_GAMES
+    kernels = K
+
+    def action_label(self, action: int) -> str:
+        return self.actions.names()[int(action)]
+
+    # dnp's kernels take the whole list of games (the parallel ones loop over it in a prange).
+
+    def _deal(self, g: np.ndarray) -> None:
+        kernel = K.reset_kernel if self._chunks(g.size) else K.reset_kernel_seq
+        kernel(self._state(), self._k, g)
+
+    def _step(self, actions: np.ndarray, active: np.ndarray) -> None:
+        kernel = K.step_kernel if self._chunks(self.num_envs) else K.step_kernel_seq
+        kernel(self._state(), self._k, actions, active)
+
+    def _observe(self, g: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+        kernel = K.observe_kernel if self._chunks(g.size) else K.observe_kernel_seq
+        kernel(self._state(), self._k, g, seats, out)
 
     def __init__(self, num_envs: int, rules: Rules, seed: int | None = None):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -124,31 +142,7 @@ class DnpCore:
         d = self.__dict__
         return K.State(*[d[name] for name in K.STATE_FIELDS])
 
-    # ------------------------------------------------------------ seeding and dealing
-
-    def seed(self, seed: int | None, indices: Sequence[int] | None = None,
-             game_ids: Sequence[int] | None = None) -> None:
-        """Row ``indices[k]`` takes the stream of game ``game_ids[k]`` (default ``indices[k]``) of a batch
-        seeded with ``seed``; its next ``reset_games`` deals that game."""
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise ValueError(f"seed={seed!r}; allowed: None or a non-negative integer")
-        indices = list(range(self.num_envs)) if indices is None else [int(i) for i in indices]
-        ids = indices if game_ids is None else [int(i) for i in game_ids]
-        if len(ids) != len(indices):
-            raise ValueError(f"game_ids has {len(ids)} entries for {len(indices)} rows; allowed: one per row")
-        if any(not -self.num_envs <= i < self.num_envs for i in indices):
-            raise ValueError(f"indices must be in 0..{self.num_envs - 1}")
-        self.rng_state[indices] = game_rng_states(seed, ids)
-
-    def reset_games(self, games) -> None:
-        """Deals new games in the rows ``games`` (each from its own stream)."""
-        g = np.asarray(games, np.intp).reshape(-1)
-        if g.size == 0:
-            return
-        if g.min() < 0 or g.max() >= self.num_envs:
-            g = np.arange(self.num_envs)[g]
-        kernel = K.reset_kernel if g.size >= PARALLEL_MIN_GAMES else K.reset_kernel_seq
-        kernel(self._state(), self._k, np.ascontiguousarray(g))
+    # ------------------------------------------------------------ positions
 
     def load(self, b: int, *, hands, table=None, rotated=(), public=(), discard=(), points=None, out=None,
              current: int = 0, area: int | None = None, finishers: int | None = None) -> None:
@@ -203,76 +197,12 @@ class DnpCore:
         self.rewards[b] = 0
         K.mask_kernel(self._state(), self._k, np.array([b], np.intp))
 
-    # --------------------------------------------------------------- step
-
-    def check_actions(self, actions, active: np.ndarray | None = None) -> np.ndarray:
-        """Validates one action per game; returns them as intp. Raises ValueError, changing nothing."""
-        arr = np.asarray(actions)
-        A = self.actions.num_actions
-        if arr.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), one per game; got shape {arr.shape}")
-        if arr.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers in 0..{A - 1}; got dtype {arr.dtype}")
-        arr = arr.astype(np.intp)
-        act = self._all_active if active is None else np.asarray(active, bool)
-        live, first_out, first_bad, bad = K.check_actions_kernel(arr, act, self.terminated, self.truncated,
-                                                                 self.legal_mask)
-        if live == 0:
-            raise ValueError("every game is over; call reset() (or use autoreset) before stepping again")
-        if first_out >= 0:
-            b = first_out
-            raise ValueError(f"action {int(arr[b])} for game {b} is out of range; allowed: 0..{A - 1}; "
-                             f"legal there: {np.flatnonzero(self.legal_mask[b]).tolist()}")
-        if first_bad >= 0:
-            b = first_bad
-            names = self.actions.names()
-            raise ValueError(f"illegal action {int(arr[b])} ({names[arr[b]]}) for game {b} ({bad} illegal in all); "
-                             f"legal there: {np.flatnonzero(self.legal_mask[b]).tolist()}")
-        return arr
-
-    def step(self, actions, active: np.ndarray | None = None) -> None:
-        """Applies one action per game (ignored where ``active`` is False and for finished games) and
-        resolves each game to its next decision. Bad input raises ValueError and changes nothing."""
-        if active is not None:
-            active = np.asarray(active, bool)
-            if active.shape != (self.num_envs,):
-                raise ValueError(f"active must have shape ({self.num_envs},); got {active.shape}")
-        actions = self.check_actions(actions, active)
-        kernel = K.step_kernel if self.num_envs >= PARALLEL_MIN_GAMES else K.step_kernel_seq
-        kernel(self._state(), self._k, actions, self._all_active if active is None else active)
-
     # ------------------------------------------------------------ queries
 
     @property
     def scores(self) -> np.ndarray:
         """[B, P] points (3-5 players) or round wins (2 players)."""
         return self.points
-
-    @property
-    def done(self) -> np.ndarray:
-        return self.terminated | self.truncated
-
-    def observe(self, seats, games=None) -> np.ndarray:
-        """[B, O] float32 (or ``[len(games), O]``): each game as ``seats`` sees it (``observation.py``)."""
-        P = self.num_players
-        if games is None:
-            g = np.arange(self.num_envs)
-        else:
-            g = np.asarray(games, np.intp).reshape(-1)
-            if g.size and (g.min() < -self.num_envs or g.max() >= self.num_envs):
-                raise ValueError(f"games must be in 0..{self.num_envs - 1}")
-            g = g % self.num_envs
-        n = g.size
-        seats = np.asarray(seats)
-        if seats.dtype.kind not in "iu":
-            raise ValueError(f"seat must be integers in 0..{P - 1}; got dtype {seats.dtype}")
-        seats = np.ascontiguousarray(np.broadcast_to(seats.astype(np.intp), (n,)))
-        if seats.size and (seats.min() < 0 or seats.max() >= P):
-            raise ValueError(f"seat must be in 0..{P - 1}; got {np.unique(seats).tolist()}")
-        obs = np.empty((n, self._k.obs_size), np.float32)
-        kernel = K.observe_kernel if n >= PARALLEL_MIN_GAMES else K.observe_kernel_seq
-        kernel(self._state(), self._k, np.ascontiguousarray(g), seats, obs)
-        return obs
 
     def hand(self, b: int, seat: int) -> list[int]:
         """The card ids in ``seat``'s hand in game ``b``."""

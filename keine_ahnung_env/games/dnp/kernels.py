@@ -481,26 +481,3 @@ def observe_kernel(s, k, games, seats, out):
 def observe_kernel_seq(s, k, games, seats, out):
     for i in range(games.shape[0]):
         _observe_game(s, k, games[i], seats[i], out[i])
-
-
-@njit(cache=True, _nrt=False)
-def check_actions_kernel(actions, active, terminated, truncated, legal_mask):
-    """``(live games, first out-of-range game, first illegal game, illegal games)`` among the active
-    live games (-1 where none); changes nothing."""
-    live, first_out, first_bad, bad = 0, -1, -1, 0
-    A = legal_mask.shape[1]
-    for b in range(actions.shape[0]):
-        if terminated[b] or truncated[b]:
-            continue
-        live += 1
-        if not active[b]:
-            continue
-        a = actions[b]
-        if a < 0 or a >= A:
-            if first_out < 0:
-                first_out = b
-        elif not legal_mask[b, a]:
-            if first_bad < 0:
-                first_bad = b
-            bad += 1
-    return live, first_out, first_bad, bad

@@ -30,13 +30,14 @@ import dataclasses
 
 import numpy as np
 
+from ...sections import NamedSections
 from .deck import MAX_VALUE, CardTables
 
 OBSERVATION_VERSION = 1
 
 
 @dataclasses.dataclass(frozen=True)
-class ObservationLayout:
+class ObservationLayout(NamedSections):
     num_players: int
     num_cards: int
 
@@ -62,18 +63,6 @@ class ObservationLayout:
         return (("acting", P), ("area", self.areas), ("selection", 2), ("players", 4 * P), ("table", 2 * T),
                 ("hand_values", 2 * MAX_VALUE), ("cards", self.num_cards * self.card_width))
 
-    @property
-    def size(self) -> int:
-        return sum(n for _, n in self.sections)
-
-    def slice(self, name: str) -> slice:
-        start = 0
-        for section, n in self.sections:
-            if section == name:
-                return slice(start, start + n)
-            start += n
-        raise KeyError(name)
-
     def high(self, target: int) -> np.ndarray:
         """[O] upper bound of every feature (``target``: points or round wins that win)."""
         N, P, T = self.num_cards, self.num_players, self.positions
@@ -81,10 +70,6 @@ class ObservationLayout:
                  np.tile([MAX_VALUE, N], T), np.full(2 * MAX_VALUE, N),
                  np.tile(np.r_[[MAX_VALUE] * 3, np.ones(self.card_width - 3)], N)]
         return np.concatenate([np.asarray(p, np.float32) for p in parts]).astype(np.float32)
-
-    def split(self, observation: np.ndarray) -> dict[str, np.ndarray]:
-        """The sections of ``[..., O]`` observations by name."""
-        return {name: observation[..., self.slice(name)] for name, _ in self.sections}
 
 
 def observation_string(obs: np.ndarray, layout: ObservationLayout, tables: CardTables) -> str:

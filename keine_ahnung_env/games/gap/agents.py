@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...sampling import sample_masked
+from ...sampling import check_batch, sample_masked
 from .actions import ACTION_FLIP_BASE, ACTION_HIDE_BASE, ACTION_PASS, NUM_ACTIONS, Phase
 from .core import GAP_TABLE
 from .deck import CARD_COLOUR, CARD_NUMBER, CARD_STARS, NUM_CARDS, NUM_COLOURS
@@ -35,15 +35,7 @@ _STARS = CARD_STARS.astype(np.int64)
 
 
 def _validate(observation, action_mask) -> tuple[np.ndarray, np.ndarray]:
-    obs = np.asarray(observation)
-    mask = np.asarray(action_mask, bool)
-    if obs.ndim != 2 or mask.ndim != 2:
-        raise ValueError(f"observation and action_mask must be 2-D [batch, ...]; got shapes {obs.shape} and {mask.shape}")
-    if obs.shape[0] != mask.shape[0]:
-        raise ValueError(f"observation has {obs.shape[0]} rows but action_mask has {mask.shape[0]}; one row per game")
-    if mask.shape[1] != NUM_ACTIONS:
-        raise ValueError(f"action_mask must have {NUM_ACTIONS} columns (gap-game actions); got {mask.shape[1]}")
-    return obs, mask
+    return check_batch(observation, action_mask, NUM_ACTIONS, "gap-game")
 
 
 def _cards_of(features: np.ndarray) -> np.ndarray:

@@ -50,10 +50,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import numba
 import numpy as np
 
-from ...rng import game_rng_states, state_from_seed_sequence
+from ...engine import CompiledCore
+from ...rng import state_from_seed_sequence
 from . import kernels as K
 from .actions import NUM_ACTIONS, Phase, action_name
 from .config import Rules
@@ -97,19 +97,14 @@ def make_consts(rules: Rules, layout: ObservationLayout) -> K.Consts:
         off_scores=off["scores"])
 
 
-class GapCore:
-    """B gap games as arrays (see the module docstring for every field); the ``BatchedCore`` protocol."""
+class GapCore(CompiledCore):
+    """B gap games as arrays (see the module docstring for every field); the ``BatchedCore`` protocol,
+    with argument checks, seeding and kernel dispatch from :class:`~keine_ahnung_env.engine.CompiledCore`."""
 
-    parallel_min_games = 256
-    """Calls that touch fewer games run the serial kernel on the calling thread; larger ones split the
-    games into a few ranges per Numba thread. Results do not depend on it; tests set it to 0 or a huge
-    number."""
+    kernels = K
 
-    def _chunks(self, n: int) -> int:
-        """Ranges a parallel kernel splits ``n`` games into; 0: run the serial kernel."""
-        if n < self.parallel_min_games or n < 2:
-            return 0
-        return min(n, 4 * numba.get_num_threads())
+    def action_label(self, action: int) -> str:
+        return action_name(action)
 
     def __init__(self, num_envs: int, rules: Rules | None = None, seed: int | None = None):
         """Allocates and deals ``num_envs`` games; game i is seeded from ``(seed, i)``."""
@@ -156,34 +151,7 @@ class GapCore:
         d = self.__dict__
         return K.State(*[d[name] for name in K.STATE_FIELDS])
 
-    # ------------------------------------------------------------ seeding and dealing
-
-    def seed(self, seed: int | None, indices: Sequence[int] | None = None, game_ids: Sequence[int] | None = None) -> None:
-        """Re-seeds games (all by default): row ``indices[k]`` takes the stream of game ``game_ids[k]``
-        (default ``indices[k]``) of a batch seeded with ``seed``. The next ``reset_games`` of the row
-        deals that game."""
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise ValueError(f"seed={seed!r}; allowed: None or a non-negative integer")
-        indices = list(range(self.num_envs)) if indices is None else [int(i) for i in indices]
-        ids = indices if game_ids is None else [int(i) for i in game_ids]
-        if len(ids) != len(indices):
-            raise ValueError(f"game_ids has {len(ids)} entries for {len(indices)} rows; allowed: one per row")
-        if any(not -self.num_envs <= i < self.num_envs for i in indices):
-            raise ValueError(f"indices must be in 0..{self.num_envs - 1}")
-        self.rng_state[indices] = game_rng_states(seed, ids)
-
-    def reset_games(self, games: np.ndarray) -> None:
-        """Deals new games in the given rows (each from its own stream)."""
-        g = np.asarray(games, np.intp).reshape(-1)
-        if g.size == 0:
-            return
-        if g.min() < 0 or g.max() >= self.num_envs:
-            g = np.arange(self.num_envs)[g]  # negative indices as NumPy reads them; out of range raises
-        chunks = self._chunks(g.size)
-        if chunks:
-            K.deal_kernel(self._state(), self._k, g, chunks)
-        else:
-            K.deal_range(self._state(), self._k, g, 0, g.size)
+    # ------------------------------------------------------------ positions
 
     def refresh_masks(self, games=None) -> None:
         """Recomputes the legal masks (after the state arrays were edited from outside)."""
@@ -251,89 +219,12 @@ class GapCore:
         else:
             self.refresh_masks([b])
 
-    # --------------------------------------------------------------- step
-
-    def check_actions(self, actions, active: np.ndarray | None = None) -> np.ndarray:
-        """Validates one action per game; returns them as intp. Raises ValueError, changing nothing."""
-        arr = np.asarray(actions)
-        if arr.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), one per game; got shape {arr.shape}")
-        if arr.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers in 0..{NUM_ACTIONS - 1}; got dtype {arr.dtype}")
-        if arr.dtype != np.intp:
-            arr = arr.astype(np.intp)
-        act = self._all_active if active is None else np.asarray(active, bool)
-        live, first_out, first_bad, bad = K.check_actions_kernel(arr, act, self.phase, self.legal_mask)
-        if live == 0:
-            raise ValueError("every game is over; call reset() (or use autoreset) before stepping again")
-        if first_out >= 0:
-            b = first_out
-            raise ValueError(f"action {int(arr[b])} for game {b} is out of range; allowed: 0..{NUM_ACTIONS - 1}; "
-                             f"legal there: {np.flatnonzero(self.legal_mask[b]).tolist()}")
-        if first_bad >= 0:
-            b = first_bad
-            raise ValueError(f"illegal action {int(arr[b])} ({action_name(arr[b])}) for game {b} ({bad} illegal in "
-                             f"all); legal there: {np.flatnonzero(self.legal_mask[b]).tolist()}")
-        return arr
-
-    def step(self, actions, active: np.ndarray | None = None) -> None:
-        """Applies one action per game and resolves the games up to their next decision. Games already
-        over, and games where ``active`` ([B] bool) is False, are left untouched (rewards 0). Raises
-        ValueError, changing nothing, for a wrong shape or type, an out-of-range or illegal action."""
-        if active is not None:
-            active = np.asarray(active, bool)
-            if active.shape != (self.num_envs,):
-                raise ValueError(f"active must have shape ({self.num_envs},); got {active.shape}")
-        actions = self.check_actions(actions, active)
-        active = self._all_active if active is None else active
-        chunks = self._chunks(self.num_envs)
-        if chunks:
-            K.step_kernel(self._state(), self._k, actions, active, chunks)
-        else:
-            K.step_range(self._state(), self._k, actions, active, 0, self.num_envs)
-
     # ------------------------------------------------------------ queries
 
     @property
     def scores(self) -> np.ndarray:
         """[B, P] int32: running totals (final once a game is over)."""
         return self.score
-
-    @property
-    def done(self) -> np.ndarray:
-        return self.terminated | self.truncated
-
-    def observe(self, seats, games=None) -> np.ndarray:
-        """[B, O] float32: each game as ``seats`` (an int or one seat per game) sees it; with ``games``
-        only those rows (``[len(games), O]``). See ``observation.py``; nothing a seat may not know is read."""
-        P = self.num_players
-        if games is None:
-            g = np.arange(self.num_envs)
-        else:
-            g = np.asarray(games, np.intp).reshape(-1)
-            if g.size and (g.min() < -self.num_envs or g.max() >= self.num_envs):
-                raise ValueError(f"games must be in 0..{self.num_envs - 1}")
-            g = g % self.num_envs
-        n = g.size
-        seats = np.asarray(seats)
-        if seats.dtype == bool or seats.dtype.kind not in "iu":
-            raise ValueError(f"seat must be integers in 0..{P - 1}; got {seats!r}")
-        seats = seats.astype(np.intp)
-        if seats.ndim == 0:
-            if not 0 <= int(seats) < P:
-                raise ValueError(f"seat must be in 0..{P - 1}; got {[int(seats)]}")
-            seats = np.full(n, int(seats), np.intp)
-        else:
-            seats = np.ascontiguousarray(np.broadcast_to(seats, (n,)))
-            if seats.size and (seats.min() < 0 or seats.max() >= P):
-                raise ValueError(f"seat must be in 0..{P - 1}; got {np.unique(seats).tolist()}")
-        obs = np.empty((n, self._k.obs_size), np.float32)
-        chunks = self._chunks(n)
-        if chunks:
-            K.observe_kernel(self._state(), self._k, g, seats, obs, chunks)
-        else:
-            K.observe_range(self._state(), self._k, g, seats, obs, 0, n)
-        return obs
 
     def state_arrays(self, games) -> dict[str, np.ndarray]:
         """Copies of the state arrays (all but ``rng_state``) of the listed games, ``[len(games), ...]``

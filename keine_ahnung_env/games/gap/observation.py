@@ -34,6 +34,7 @@ import dataclasses
 
 import numpy as np
 
+from ...sections import NamedSections
 from .actions import NUM_PHASES, Phase
 from .deck import (
     CARD_COLOUR, CARD_NUMBER, COLOURS, HIDDEN_PER_PLAYER, NUM_CARDS, NUM_COLOURS, NUM_NUMBERS, NUM_PILES, PILE_NAMES,
@@ -51,7 +52,7 @@ OBSERVATION_VERSION = 1
 
 
 @dataclasses.dataclass(frozen=True)
-class ObservationLayout:
+class ObservationLayout(NamedSections):
     """Offsets and sizes of the named sections for one player count."""
 
     num_players: int
@@ -78,21 +79,6 @@ class ObservationLayout:
         )
         return cls(num_players, rounds, sections)
 
-    @property
-    def size(self) -> int:
-        return sum(n for _, n in self.sections)
-
-    def slice(self, name: str) -> slice:
-        start = 0
-        for section, n in self.sections:
-            if section == name:
-                return slice(start, start + n)
-            start += n
-        raise KeyError(f"no observation section {name!r}; sections: {[s for s, _ in self.sections]}")
-
-    def offsets(self) -> dict[str, int]:
-        return {name: self.slice(name).start for name, _ in self.sections}
-
     def high(self) -> np.ndarray:
         """[O] float32 upper bound of every feature (lower bounds are 0)."""
         P, R = self.num_players, self.rounds
@@ -105,12 +91,6 @@ class ObservationLayout:
         out[scores: scores + 2 * P: 2] = MAX_PLUS_PER_ROUND * R
         out[scores + 1: scores + 2 * P: 2] = MAX_MINUS_PER_ROUND * R
         return out
-
-    def split(self, observation: np.ndarray) -> dict[str, np.ndarray]:
-        """The sections of ``[..., O]`` observations by name."""
-        obs = np.asarray(observation)
-        return {name: obs[..., self.slice(name)] for name, _ in self.sections}
-
 
 def layout_for_width(width: int, rounds: int | None = None) -> ObservationLayout:
     """The layout of an observation ``width`` floats wide (the player count follows from it)."""

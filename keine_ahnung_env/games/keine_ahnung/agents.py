@@ -28,7 +28,7 @@ from .risk import (
     SLOT_KNOWN, SLOT_UNKNOWN, TableView, all_good_probability, batch_call_success_probability, decode, face_fit_counts,
 )
 
-from ...sampling import sample_masked
+from ...sampling import check_batch, sample_masked
 
 __all__ = ["KeineAhnungAgent", "NeverCallAgent", "AlwaysCallAgent", "GreedyAgent", "RiskCallerAgent", "CounterAgent"]
 
@@ -36,15 +36,7 @@ _PLACE = slice(ACTION_PLACE_BASE, ACTION_KEEP)
 
 
 def _validate_inputs(observation, action_mask) -> tuple[np.ndarray, np.ndarray]:
-    obs = np.asarray(observation)
-    mask = np.asarray(action_mask, bool)
-    if obs.ndim != 2 or mask.ndim != 2:
-        raise ValueError(f"observation and action_mask must be 2-D [batch, ...]; got shapes {obs.shape} and {mask.shape}")
-    if obs.shape[0] != mask.shape[0]:
-        raise ValueError(f"observation has {obs.shape[0]} rows but action_mask has {mask.shape[0]}; one row per game")
-    if mask.shape[1] != NUM_ACTIONS:
-        raise ValueError(f"action_mask must have {NUM_ACTIONS} columns (Keine Ahnung actions); got {mask.shape[1]}")
-    return obs, mask
+    return check_batch(observation, action_mask, NUM_ACTIONS, "Keine Ahnung")
 
 
 class KeineAhnungAgent:

@@ -58,9 +58,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import numba
 import numpy as np
 
+from ...engine import CompiledCore
 from . import kernels as K
 from .actions import NUM_ACTIONS, Phase, action_name
 from .config import SLOTS, Rules
@@ -72,7 +72,6 @@ from ...rng import game_rng_states, game_seed_sequences, state_from_seed_sequenc
 __all__ = ["KeineAhnungCore", "LOC_ASIDE", "LOC_DRAW", "LOC_LAYOUT", "LOC_PENDING", "LOC_PILE", "LOC_PRIZE",
            "STATE_ARRAYS", "game_seed_sequences"]
 
-_OVER = int(Phase.OVER)
 
 STATE_ARRAYS = tuple(name for name in K.STATE_FIELDS if name != "rng_state")
 """The arrays that hold a position (every state array but the random stream): what
@@ -110,19 +109,10 @@ def _consts(rules: Rules, layout: ObservationLayout) -> K.Consts:
     )
 
 
-class KeineAhnungCore:
-    """B Keine Ahnung games as arrays (see the module docstring for every field)."""
-
-    parallel_min_games = 256
-    """Calls that touch fewer games run the serial kernel on the calling thread (waking the thread pool
-    costs more there); larger ones split the games into a few ranges per Numba thread
-    (``numba.set_num_threads``). Results do not depend on it; tests set it to 0 or a huge number."""
-
-    def _chunks(self, n: int) -> int:
-        """Ranges a parallel kernel splits ``n`` games into; 0: run the serial kernel."""
-        if n < self.parallel_min_games or n < 2:
-            return 0
-        return min(n, 4 * numba.get_num_threads())
+class KeineAhnungCore(CompiledCore):
+    """B Keine Ahnung games as arrays (see the module docstring for every field). Argument checks,
+    seeding, ``step``, ``reset_games`` and ``observe`` come from :class:`~keine_ahnung_env.engine.CompiledCore`;
+    this class holds the arrays and runs the Keine Ahnung kernels."""
 
     def __init__(self, num_envs: int, rules: Rules, seed: int | None = None):
         """Allocates and deals ``num_envs`` games; game i is seeded from ``(seed, i)``."""
@@ -177,37 +167,12 @@ class KeineAhnungCore:
         d = self.__dict__
         return K.State(*[d[name] for name in K.STATE_FIELDS])
 
-    # ------------------------------------------------------------ seeding
+    # ------------------------------------------------------------ kernels
 
-    def seed(self, seed: int | None, indices: Sequence[int] | None = None, game_ids: Sequence[int] | None = None) -> None:
-        """Re-seeds games (all by default): row ``indices[k]`` takes the stream of game ``game_ids[k]``
-        (default ``indices[k]``) of a batch seeded with ``seed``, i.e. ``(seed, game_ids[k])``. The
-        next ``reset_games`` of the row deals that game."""
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise ValueError(f"seed={seed!r}; allowed: None or a non-negative integer")
-        indices = list(range(self.num_envs)) if indices is None else [int(i) for i in indices]
-        ids = indices if game_ids is None else [int(i) for i in game_ids]
-        if len(ids) != len(indices):
-            raise ValueError(f"game_ids has {len(ids)} entries for {len(indices)} rows; allowed: one per row")
-        if any(not -self.num_envs <= i < self.num_envs for i in indices):
-            raise ValueError(f"indices must be in 0..{self.num_envs - 1}")
-        self.rng_state[indices] = game_rng_states(seed, ids)
+    kernels = K
 
-    # -------------------------------------------------------------- reset
-
-    def reset_games(self, games: np.ndarray) -> None:
-        """Deals new games at the given indices (each from its own stream) and resolves the first
-        player's draw-pile card."""
-        g = np.asarray(games, np.intp).reshape(-1)
-        if g.size == 0:
-            return
-        if g.min() < 0 or g.max() >= self.num_envs:
-            g = np.arange(self.num_envs)[g]  # negative indices as NumPy reads them; out of range raises
-        chunks = self._chunks(g.size)
-        if chunks:
-            K.deal_kernel(self._state(), self._k, g, chunks)
-        else:
-            K.deal_range(self._state(), self._k, g, 0, g.size)
+    def action_label(self, action: int) -> str:
+        return action_name(action)
 
     def load(self, b: int, *, layouts, piles=(), draw=(), set_aside=(), prizes=None, trophies=None,
              won_trophies=(), current: int = 0, known=(), start_turn: bool = True) -> None:
@@ -283,55 +248,6 @@ class KeineAhnungCore:
         self.rewards[b] = 0
         K.advance_kernel(self._state(), self._k, np.array([b], np.intp), K.DRAW if start_turn else K.DECIDE)
 
-    # --------------------------------------------------------------- step
-
-    def check_actions(self, actions, active: np.ndarray | None = None) -> np.ndarray:
-        """Validates one action per game; returns them as intp. Raises ValueError, changing nothing.
-
-        Games that are over (or not ``active``) ignore their entry (any integer is accepted there).
-        """
-        arr = np.asarray(actions)
-        if arr.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), one per game; got shape {arr.shape}")
-        if arr.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers in 0..{NUM_ACTIONS - 1}; got dtype {arr.dtype}")
-        if arr.dtype != np.intp:
-            arr = arr.astype(np.intp)
-        act = self._all_active if active is None else np.asarray(active, bool)
-        live, first_out, first_bad, bad = K.check_actions_kernel(arr, act, self.phase, self.legal_mask)
-        if live == 0:
-            raise ValueError("every game is over; call reset() (or use autoreset) before stepping again")
-        if first_out >= 0:
-            b = first_out
-            raise ValueError(
-                f"action {int(arr[b])} for game {b} is out of range; allowed: 0..{NUM_ACTIONS - 1}; "
-                f"legal there: {np.flatnonzero(self.legal_mask[b]).tolist()}")
-        if first_bad >= 0:
-            b = first_bad
-            raise ValueError(
-                f"illegal action {int(arr[b])} ({action_name(arr[b])}) for game {b} "
-                f"({bad} illegal in all); legal there: {np.flatnonzero(self.legal_mask[b]).tolist()}")
-        return arr
-
-    def step(self, actions, active: np.ndarray | None = None) -> None:
-        """Applies one action per game and resolves the games up to their next decision.
-
-        Games already over, and games where ``active`` ([B] bool, default all) is False, are left
-        untouched (their rewards read 0). Raises ValueError (and changes nothing) when an action
-        has the wrong shape or type, is out of range or illegal.
-        """
-        if active is not None:
-            active = np.asarray(active, bool)
-            if active.shape != (self.num_envs,):
-                raise ValueError(f"active must have shape ({self.num_envs},); got {active.shape}")
-        actions = self.check_actions(actions, active)
-        active = self._all_active if active is None else active
-        chunks = self._chunks(self.num_envs)
-        if chunks:
-            K.step_kernel(self._state(), self._k, actions, active, chunks)
-        else:
-            K.step_range(self._state(), self._k, actions, active, 0, self.num_envs)
-
     # ------------------------------------------------------------ queries
 
     @property
@@ -343,47 +259,6 @@ class KeineAhnungCore:
     def holdings(self) -> np.ndarray:
         """[B, P] int: trophies + prizes held (the tie-break)."""
         return self.trophy_count.astype(np.int32) + self.prize_count
-
-    @property
-    def done(self) -> np.ndarray:
-        """[B] bool: terminated or truncated."""
-        return self.terminated | self.truncated
-
-    def observe(self, seats, games=None) -> np.ndarray:
-        """[B, O] float32: each game's table as seen by ``seats`` (an int or one seat per game).
-
-        ``games`` (optional, int array): observe only these games, ``seats`` then being an int or
-        one seat per listed game; returns ``[len(games), O]``, the rows ``observe(...)[games]``
-        would hold, without building the others.
-
-        See ``observation.py`` for the sections; nothing a seat may not know is read.
-        """
-        P = self.num_players
-        if games is None:
-            g = np.arange(self.num_envs)
-        else:
-            g = np.asarray(games, np.intp).reshape(-1)
-            if g.size and (g.min() < -self.num_envs or g.max() >= self.num_envs):
-                raise ValueError(f"games must be in 0..{self.num_envs - 1}")
-            g = g % self.num_envs
-        n = g.size
-        seats = np.asarray(seats, np.intp)
-        if seats.ndim == 0:
-            seat = int(seats)
-            if not 0 <= seat < P:
-                raise ValueError(f"seat must be in 0..{P - 1}; got {[seat]}")
-            seats = np.full(n, seat, np.intp)
-        else:
-            seats = np.ascontiguousarray(np.broadcast_to(seats, (n,)))
-            if seats.size and (seats.min() < 0 or seats.max() >= P):
-                raise ValueError(f"seat must be in 0..{P - 1}; got {np.unique(seats).tolist()}")
-        obs = np.empty((n, self._k.obs_size), np.float32)
-        chunks = self._chunks(n)
-        if chunks:
-            K.observe_kernel(self._state(), self._k, g, seats, obs, chunks)
-        else:
-            K.observe_range(self._state(), self._k, g, seats, obs, 0, n)
-        return obs
 
     def state_arrays(self, games) -> dict[str, np.ndarray]:
         """Copies of the state arrays (module table, all but ``rng_state``) of the listed games,

@@ -34,6 +34,7 @@ import dataclasses
 
 import numpy as np
 
+from ...sections import NamedSections
 from .actions import NUM_PHASES, Phase
 from .config import SLOTS
 from .deck import COLOURS, FUNCTION_NONE, NUM_COLOURS, NUM_FACES, NUM_NUMBERS, CardTables, describe_type
@@ -50,7 +51,7 @@ OBSERVATION_VERSION = 1
 
 
 @dataclasses.dataclass(frozen=True)
-class ObservationLayout:
+class ObservationLayout(NamedSections):
     """Offsets and sizes of the named sections for one player count and deck."""
 
     num_players: int
@@ -73,23 +74,6 @@ class ObservationLayout:
             ("unknown_cards", num_types),
         )
         return cls(num_players, num_types, sections)
-
-    @property
-    def size(self) -> int:
-        return sum(n for _, n in self.sections)
-
-    def slice(self, name: str) -> slice:
-        """The slice of a named section in the observation vector."""
-        start = 0
-        for section, n in self.sections:
-            if section == name:
-                return slice(start, start + n)
-            start += n
-        raise KeyError(f"no observation section {name!r}; sections: {[s for s, _ in self.sections]}")
-
-    def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
-        """Views of each section of one observation (or a batch, sections along the last axis)."""
-        return {name: obs[..., self.slice(name)] for name, _ in self.sections}
 
     def high(self, tables: CardTables) -> np.ndarray:
         """Upper bound of every feature (lower bounds are 0)."""

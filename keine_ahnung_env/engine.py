@@ -1,0 +1,207 @@
+"""The game-independent half of every compiled core (``games/<game>/core.py``).
+
+A game's core holds its state arrays and calls its compiled kernels (``games/<game>/kernels.py``);
+what does not depend on the rules lives here once: checking actions, seats, rows and seeds the
+same way with the same messages, the per-game random streams, and the choice between the serial
+kernel on the calling thread and the parallel one (``docs/engine_pattern.md``).
+
+A subclass sets ``num_envs``, ``num_players``, ``legal_mask``, ``terminated``, ``truncated``,
+``rng_state``, ``_all_active`` (``[B]`` all True), ``kernels`` (its kernels module), ``_k`` (the
+kernels' constants) and ``_state()`` (its state arrays as the kernels' argument), and names its
+actions with ``action_label``.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numba
+import numpy as np
+from numba import njit
+
+from .rng import game_rng_states
+
+
+@njit(cache=True, _nrt=False)
+def check_actions_kernel(actions, active, done, legal_mask):
+    """``(live games, first out-of-range game, first illegal game, illegal games)`` among the active
+    live games (-1 where none); changes nothing."""
+    live, first_out, first_bad, bad = 0, -1, -1, 0
+    A = legal_mask.shape[1]
+    for b in range(actions.shape[0]):
+        if done[b]:
+            continue
+        live += 1
+        if not active[b]:
+            continue
+        a = actions[b]
+        if a < 0 or a >= A:
+            if first_out < 0:
+                first_out = b
+        elif not legal_mask[b, a]:
+            if first_bad < 0:
+                first_bad = b
+            bad += 1
+    return live, first_out, first_bad, bad
+
+
+class CompiledCore:
+    """Argument checks, seeding and serial/parallel dispatch shared by the compiled cores."""
+
+    parallel_min_games = 256
+    """Calls that touch fewer games run the serial kernel on the calling thread (waking the thread pool
+    costs more there); larger ones split the games into a few ranges per Numba thread
+    (``numba.set_num_threads``). Results do not depend on it; tests set it to 0 or a huge number."""
+
+    num_envs: int
+    num_players: int
+
+    # ------------------------------------------------------------ kernels
+
+    kernels = None
+    """The game's kernels module. The default hooks below call its ``deal_range``/``deal_kernel``,
+    ``step_range``/``step_kernel`` and ``observe_range``/``observe_kernel`` (serial over a range of
+    games / parallel over ``chunks`` ranges) with ``self._state()`` and ``self._k`` (the game's state
+    tuple and constants); a game whose kernels differ overrides the hooks."""
+
+    def _deal(self, games: np.ndarray) -> None:
+        """Deals the validated rows ``games`` (contiguous intp) up to their first decision."""
+        K, chunks = self.kernels, self._chunks(games.size)
+        if chunks:
+            K.deal_kernel(self._state(), self._k, games, chunks)
+        else:
+            K.deal_range(self._state(), self._k, games, 0, games.size)
+
+    def _step(self, actions: np.ndarray, active: np.ndarray) -> None:
+        """Runs the step kernel on validated ``actions`` [B] intp and ``active`` [B] bool."""
+        K, chunks = self.kernels, self._chunks(self.num_envs)
+        if chunks:
+            K.step_kernel(self._state(), self._k, actions, active, chunks)
+        else:
+            K.step_range(self._state(), self._k, actions, active, 0, self.num_envs)
+
+    def _observe(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+        """Writes game ``games[i]`` as seat ``seats[i]`` sees it into ``out[i]`` (validated, contiguous)."""
+        K, chunks = self.kernels, self._chunks(games.size)
+        if chunks:
+            K.observe_kernel(self._state(), self._k, games, seats, out, chunks)
+        else:
+            K.observe_range(self._state(), self._k, games, seats, out, 0, games.size)
+
+    @property
+    def observation_size(self) -> int:
+        """O, the length of one observation (the game's constants record it as ``obs_size``)."""
+        return self._k.obs_size
+
+    def action_label(self, action: int) -> str:
+        """The readable name of an action id (for error messages)."""
+        return str(int(action))
+
+    # ------------------------------------------------------------ dispatch
+
+    def _chunks(self, n: int) -> int:
+        """Ranges a parallel kernel splits ``n`` games into; 0: run the serial kernel."""
+        if n < self.parallel_min_games or n < 2:
+            return 0
+        return min(n, 4 * numba.get_num_threads())
+
+    # ------------------------------------------------------------ the protocol
+
+    @property
+    def done(self) -> np.ndarray:
+        """[B] bool: terminated or truncated."""
+        return self.terminated | self.truncated
+
+    def seed(self, seed: int | None, indices: Sequence[int] | None = None,
+             game_ids: Sequence[int] | None = None) -> None:
+        """Re-seeds games (all by default): row ``indices[k]`` takes the stream of game ``game_ids[k]``
+        (default ``indices[k]``) of a batch seeded with ``seed``, i.e. ``(seed, game_ids[k])``. The
+        next ``reset_games`` of the row deals that game. A bad argument raises and changes nothing."""
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+            raise ValueError(f"seed={seed!r}; allowed: None or a non-negative integer")
+        indices = list(range(self.num_envs)) if indices is None else [int(i) for i in indices]
+        ids = indices if game_ids is None else [int(i) for i in game_ids]
+        if len(ids) != len(indices):
+            raise ValueError(f"game_ids has {len(ids)} entries for {len(indices)} rows; allowed: one per row")
+        if any(not -self.num_envs <= i < self.num_envs for i in indices):
+            raise ValueError(f"indices must be in 0..{self.num_envs - 1}")
+        self.rng_state[indices] = game_rng_states(seed, ids)
+
+    def reset_games(self, games: np.ndarray) -> None:
+        """Deals new games in the rows ``games`` (each from its own stream)."""
+        g = np.asarray(games, np.intp).reshape(-1)
+        if g.size == 0:
+            return
+        if g.min() < 0 or g.max() >= self.num_envs:
+            g = np.arange(self.num_envs)[g]  # negative indices as NumPy reads them; out of range raises
+        self._deal(np.ascontiguousarray(g))
+
+    def check_actions(self, actions, active: np.ndarray | None = None) -> np.ndarray:
+        """Validates one action per game; returns them as intp. Raises ValueError, changing nothing.
+
+        Games that are over (or not ``active``) ignore their entry (any integer is accepted there).
+        """
+        A = self.legal_mask.shape[1]
+        arr = np.asarray(actions)
+        if arr.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), one per game; got shape {arr.shape}")
+        if arr.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers in 0..{A - 1}; got dtype {arr.dtype}")
+        if arr.dtype != np.intp:
+            arr = arr.astype(np.intp)
+        act = self._all_active if active is None else np.asarray(active, bool)
+        live, first_out, first_bad, bad = check_actions_kernel(arr, act, self.done, self.legal_mask)
+        if live == 0:
+            raise ValueError("every game is over; call reset() (or use autoreset) before stepping again")
+        if first_out >= 0:
+            b = first_out
+            raise ValueError(f"action {int(arr[b])} for game {b} is out of range; allowed: 0..{A - 1}; "
+                             f"legal there: {np.flatnonzero(self.legal_mask[b]).tolist()}")
+        if first_bad >= 0:
+            b = first_bad
+            raise ValueError(f"illegal action {int(arr[b])} ({self.action_label(int(arr[b]))}) for game {b} "
+                             f"({bad} illegal in all); legal there: {np.flatnonzero(self.legal_mask[b]).tolist()}")
+        return arr
+
+    def step(self, actions, active: np.ndarray | None = None) -> None:
+        """Applies one action per game and resolves the games up to their next decision.
+
+        Games already over, and games where ``active`` ([B] bool, default all) is False, are left
+        untouched (their rewards read 0). Raises ValueError (and changes nothing) when an action
+        has the wrong shape or type, is out of range or illegal.
+        """
+        if active is not None:
+            active = np.asarray(active, bool)
+            if active.shape != (self.num_envs,):
+                raise ValueError(f"active must have shape ({self.num_envs},); got {active.shape}")
+        actions = self.check_actions(actions, active)
+        self._step(actions, self._all_active if active is None else active)
+
+    def observe(self, seats, games=None) -> np.ndarray:
+        """[B, O] float32: each game as ``seats`` (an int or one seat per game) sees it; with ``games``
+        (int array) only those rows, ``[len(games), O]``, without building the others. Nothing a seat
+        may not know is read (the game's ``observation.py``)."""
+        P = self.num_players
+        if games is None:
+            g = np.arange(self.num_envs)
+        else:
+            g = np.asarray(games, np.intp).reshape(-1)
+            if g.size and (g.min() < -self.num_envs or g.max() >= self.num_envs):
+                raise ValueError(f"games must be in 0..{self.num_envs - 1}")
+            g = g % self.num_envs
+        n = g.size
+        seats = np.asarray(seats)
+        if seats.dtype == bool or seats.dtype.kind not in "iu":
+            raise ValueError(f"seat must be integers in 0..{P - 1}; got {seats!r}")
+        seats = seats.astype(np.intp)
+        if seats.ndim == 0:
+            if not 0 <= int(seats) < P:
+                raise ValueError(f"seat must be in 0..{P - 1}; got {[int(seats)]}")
+            seats = np.full(n, int(seats), np.intp)
+        else:
+            seats = np.ascontiguousarray(np.broadcast_to(seats, (n,)))
+            if seats.size and (seats.min() < 0 or seats.max() >= P):
+                raise ValueError(f"seat must be in 0..{P - 1}; got {np.unique(seats).tolist()}")
+        out = np.empty((n, self.observation_size), np.float32)
+        self._observe(np.ascontiguousarray(g), seats, out)
+        return out
