@@ -454,8 +454,9 @@ def make_agent(path: str | Path | None = None, seed: int | None = None, determin
 
 
 READY_CHECKPOINT = Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_4p_advice.zip"
-"""The shipped 4-player policy (``agents.make("ppo_4p")``): residual PPO on ``counter``'s advice; the
-README's "Training" section has its runs and its win share against three ``counter``s."""
+"""The shipped 4-player policy (``agents.make("ppo_4p")``): residual PPO on ``counter``'s advice; its
+runs are in docs/keine_ahnung.md ("Training runs"), its win share against three ``counter``s in
+docs/leaderboard.md."""
 
 
 def make_ready_agent(seed: int | None = None, deterministic: bool = True, num_players: int | None = None,

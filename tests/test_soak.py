@@ -1,5 +1,5 @@
 """Reduced soak runs (``-m soak``; not in the default run): the full ones are
-``python benchmarks/soak.py --games 1000000`` and ``--train-minutes 10`` (figures in the README)."""
+``python benchmarks/soak.py --games 1000000`` and ``--train-minutes 10`` (figures in benchmarks/README.md, "Soak")."""
 
 from __future__ import annotations
 
