@@ -6,9 +6,9 @@ same way with the same messages, the per-game random streams, and the choice bet
 kernel on the calling thread and the parallel one (``docs/engine_pattern.md``).
 
 A subclass sets ``num_envs``, ``num_players``, ``legal_mask``, ``terminated``, ``truncated``,
-``rng_state``, ``_all_active`` (``[B]`` all True), ``kernels`` (its kernels module), ``_k`` (the
-kernels' constants) and ``_state()`` (its state arrays as the kernels' argument), and names its
-actions with ``action_label``.
+``rng_state``, ``_all_active`` (``[B]`` all True), ``kernels`` (its kernels module, with a ``State``
+tuple of its ``STATE_FIELDS``), ``_k`` (the kernels' constants) and ``_allocate(B, rules)``, and
+names its actions with ``action_label``.
 """
 
 from __future__ import annotations
@@ -56,6 +56,15 @@ class CompiledCore:
     num_envs: int
     num_players: int
 
+    def __init__(self, num_envs: int, rules, seed: int | None = None):
+        """Allocates (the game's ``_allocate(B, rules)``) and deals ``num_envs`` games; game i is seeded
+        from ``(seed, i)``."""
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs={num_envs!r}; allowed: a positive integer")
+        self._allocate(int(num_envs), rules)
+        self.seed(seed)
+        self.reset_games(np.arange(self.num_envs))
+
     # ------------------------------------------------------------ kernels
 
     kernels = None
@@ -63,6 +72,12 @@ class CompiledCore:
     ``step_range``/``step_kernel`` and ``observe_range``/``observe_kernel`` (serial over a range of
     games / parallel over ``chunks`` ranges) with ``self._state()`` and ``self._k`` (the game's state
     tuple and constants); a game whose kernels differ overrides the hooks."""
+
+    def _state(self):
+        """The state arrays as one kernel argument, the kernels' ``State`` tuple of ``STATE_FIELDS``
+        (read afresh: arrays may have been replaced from outside)."""
+        d = self.__dict__
+        return self.kernels.State(*[d[name] for name in self.kernels.STATE_FIELDS])
 
     def _deal(self, games: np.ndarray) -> None:
         """Deals the validated rows ``games`` (contiguous intp) up to their first decision."""

@@ -97,13 +97,6 @@ class DnpCore(CompiledCore):
         kernel = K.observe_kernel if self._chunks(g.size) else K.observe_kernel_seq
         kernel(self._state(), self._k, g, seats, out)
 
-    def __init__(self, num_envs: int, rules: Rules, seed: int | None = None):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs={num_envs!r}; allowed: a positive integer")
-        self._allocate(int(num_envs), rules)
-        self.seed(seed)
-        self.reset_games(np.arange(self.num_envs))
-
     def _allocate(self, B: int, rules: Rules) -> None:
         self.rules = rules
         self.tables = rules.tables()
@@ -137,10 +130,6 @@ class DnpCore(CompiledCore):
         self.rewards = np.zeros((B, P), np.float32)
         self.legal_mask = np.zeros((B, self.actions.num_actions), bool)
         self.rng_state = np.zeros((B, 4), np.uint64)
-
-    def _state(self) -> K.State:
-        d = self.__dict__
-        return K.State(*[d[name] for name in K.STATE_FIELDS])
 
     # ------------------------------------------------------------ positions
 

@@ -107,12 +107,8 @@ class GapCore(CompiledCore):
         return action_name(action)
 
     def __init__(self, num_envs: int, rules: Rules | None = None, seed: int | None = None):
-        """Allocates and deals ``num_envs`` games; game i is seeded from ``(seed, i)``."""
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs={num_envs!r}; allowed: a positive integer")
-        self._allocate(int(num_envs), rules if rules is not None else Rules())
-        self.seed(seed)
-        self.reset_games(np.arange(self.num_envs))
+        """Allocates and deals ``num_envs`` games (default rules when ``rules`` is None)."""
+        super().__init__(num_envs, rules if rules is not None else Rules(), seed)
 
     def _allocate(self, B: int, rules: Rules) -> None:
         self.rules = rules
@@ -146,10 +142,6 @@ class GapCore(CompiledCore):
         self.rewards = np.zeros((B, P), np.float32)
         self.legal_mask = np.zeros((B, NUM_ACTIONS), bool)
         self.rng_state = np.zeros((B, 4), np.uint64)
-
-    def _state(self) -> K.State:
-        d = self.__dict__
-        return K.State(*[d[name] for name in K.STATE_FIELDS])
 
     # ------------------------------------------------------------ positions
 

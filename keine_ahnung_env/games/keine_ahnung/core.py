@@ -114,14 +114,6 @@ class KeineAhnungCore(CompiledCore):
     seeding, ``step``, ``reset_games`` and ``observe`` come from :class:`~keine_ahnung_env.engine.CompiledCore`;
     this class holds the arrays and runs the Keine Ahnung kernels."""
 
-    def __init__(self, num_envs: int, rules: Rules, seed: int | None = None):
-        """Allocates and deals ``num_envs`` games; game i is seeded from ``(seed, i)``."""
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs={num_envs!r}; allowed: a positive integer")
-        self._allocate(int(num_envs), rules)
-        self.seed(seed)
-        self.reset_games(np.arange(self.num_envs))
-
     def _allocate(self, B: int, rules: Rules) -> None:
         self.rules = rules
         self.tables = t = rules.tables()
@@ -161,11 +153,6 @@ class KeineAhnungCore(CompiledCore):
         self.rewards = np.zeros((B, P), np.float32)
         self.legal_mask = np.zeros((B, NUM_ACTIONS), bool)
         self.rng_state = np.zeros((B, 4), np.uint64)
-
-    def _state(self) -> K.State:
-        """The state arrays as one kernel argument (read afresh: arrays may have been replaced)."""
-        d = self.__dict__
-        return K.State(*[d[name] for name in K.STATE_FIELDS])
 
     # ------------------------------------------------------------ kernels
 
