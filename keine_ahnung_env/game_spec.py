@@ -204,6 +204,32 @@ class SearchHooks(Protocol):
         ...
 
 
+class BeliefHooks(Protocol):
+    """What a seat may know, exactly (issue 17): a game's beliefs from one seat's point of view, built
+    from that seat's observation alone (so an ``act(observation, mask)`` agent can use them). A game
+    offers it as ``GameSpec.belief``, made for the spec's variant (players and rules).
+
+    "Exact" means: given everything the rules let the seat remember (``memory="perfect"``: its whole
+    history; ``memory="none"``: what is on the table now), not a summary that drops information. Where
+    the observation lacks what that needs, the game extends its observation (a new section, the
+    observation version bumped)."""
+
+    def sample_states(self, observation: np.ndarray, count: int, rng: np.random.Generator) -> Any:
+        """A core of ``count`` games of the spec's variant, each a complete state (every hidden card,
+        the draw order, ...) drawn from the seat's belief: every state consistent with what it knows,
+        weighted by its probability given that knowledge. ``observation [O]`` is one seat's observation
+        at one of its decisions; in every returned game that seat (``core.current``) is to act, its
+        observation equals ``observation`` and its legal mask equals the observed mask. Later chance
+        events of the returned games draw from ``rng``-derived streams. An observation no real game
+        produces raises ValueError."""
+        ...
+
+    def event_probabilities(self, observation: np.ndarray) -> dict[str, float]:
+        """Exact probabilities of the game's named events (documented per game, e.g. Keine Ahnung's
+        ``"call_succeeds"``) from the observing seat's point of view, NaN where an event is undefined."""
+        ...
+
+
 class Features(Protocol):
     """A policy feature set: maps raw observations (and masks) to policy inputs."""
 
@@ -272,6 +298,8 @@ class GameSpec:
         is played; the returned function, called after, tells what everybody at the table saw
         (``training.play``'s recap). None: the action's name.
       search: optional :class:`SearchHooks` of a determinized roll-out planner (``training.search``).
+      belief: optional :class:`BeliefHooks`: exact beliefs and a state sampler from one seat's
+        observation (search agents, research); None where the game offers none.
 
     A spec is immutable: ``copy``/``deepcopy`` return it unchanged. It pickles as its name, player
     count and rules and is rebuilt through the game registry, so environments holding one pickle.
@@ -302,6 +330,7 @@ class GameSpec:
     title: str = ""
     describe_move: Callable[[Any, int, int, int], Callable[[Any], str]] | None = None
     search: SearchHooks | None = None
+    belief: BeliefHooks | None = None
 
     def __post_init__(self):
         if len(self.action_names) != self.num_actions:
