@@ -56,6 +56,8 @@ from .kernels import LOC_DISCARD, LOC_HAND, LOC_OUT, LOC_TABLE  # noqa: F401 (re
 from .observation import ObservationLayout
 
 PARALLEL_MIN_GAMES = 64
+STATE_ARRAYS = tuple(name for name in K.STATE_FIELDS if name != "rng_state")
+"""The arrays that hold a position (every state array but the random stream)."""
 _REWARD_CODES = {"win": K.REWARD_WIN, "score": K.REWARD_SCORE, "rank": K.REWARD_RANK}
 
 
@@ -185,6 +187,39 @@ class DnpCore(CompiledCore):
         self.terminated[b] = self.truncated[b] = False
         self.rewards[b] = 0
         K.mask_kernel(self._state(), self._k, np.array([b], np.intp))
+
+    def state_arrays(self, games) -> dict[str, np.ndarray]:
+        """Copies of the state arrays (all but ``rng_state``) of the listed games, ``[len(games), ...]``
+        each: with :meth:`from_state_arrays` a way to branch positions (search, research)."""
+        g = np.asarray(games, np.intp).reshape(-1)
+        if g.size and (g.min() < 0 or g.max() >= self.num_envs):
+            raise ValueError(f"games must be in 0..{self.num_envs - 1}")
+        return {name: np.asarray(getattr(self, name))[g].copy() for name in STATE_ARRAYS}
+
+    @classmethod
+    def from_state_arrays(cls, rules: Rules, arrays: dict[str, np.ndarray], rng_state: np.ndarray) -> "DnpCore":
+        """A core holding the given positions (as :meth:`state_arrays` returns them, possibly edited;
+        ``set_size``, ``set_value`` and ``hand_count`` must agree with the cards) whose games draw their
+        later chance events (the next rounds' deals) from ``rng_state`` ([n, 4] uint64, no row all zero;
+        ``keine_ahnung_env.rng.stream_states``). Nothing is dealt; the masks are computed."""
+        missing = [name for name in STATE_ARRAYS if name not in arrays]
+        if missing:
+            raise ValueError(f"state arrays missing: {', '.join(missing)}")
+        rng_state = np.asarray(rng_state)
+        n = rng_state.shape[0] if rng_state.ndim == 2 else 0
+        if n < 1 or rng_state.shape != (n, 4) or rng_state.dtype != np.uint64 or not rng_state.any(axis=1).all():
+            raise ValueError(f"rng_state must be [n, 4] uint64 (n >= 1) with no row all zero; got "
+                             f"{rng_state.shape} {rng_state.dtype}")
+        core = cls.__new__(cls)
+        core._allocate(n, rules)
+        for name in STATE_ARRAYS:
+            old, new = getattr(core, name), np.asarray(arrays[name])
+            if new.shape != old.shape:
+                raise ValueError(f"state array {name} has shape {new.shape}; expected {old.shape}")
+            old[...] = new
+        core.rng_state[...] = rng_state
+        K.mask_kernel(core._state(), core._k, np.arange(n))
+        return core
 
     # ------------------------------------------------------------ queries
 
