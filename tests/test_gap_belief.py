@@ -20,7 +20,7 @@ from keine_ahnung_env import registry
 from keine_ahnung_env.games.gap import GapCore, Rules
 from keine_ahnung_env.games.gap.actions import ACTION_PASS, Phase, play_action
 from keine_ahnung_env.games.gap.core import GAP_TABLE, LOC_DRAW, LOC_HAND, LOC_HIDDEN, MATCH_TABLE
-from keine_ahnung_env.games.gap.deck import NUM_CARDS, parse_card
+from keine_ahnung_env.games.gap.deck import CARD_NUMBER, NUM_CARDS, parse_card
 from keine_ahnung_env.games.gap.observation import ObservationLayout
 from keine_ahnung_env.sampling import sample_masked
 
@@ -163,10 +163,30 @@ def test_sample_frequencies_match_the_exact_marginals_and_events(players):
     assert within(GAP_TABLE[t0, t1][drawn].mean(), events["next_draw_gap_card"], n)
 
 
+EVENTS = ("next_draw_fits", "next_draw_gap_card", "next_draw_opens_gap", "can_play_seat_1", "gap_card_seat_1")
+
+
+def real_events(core: GapCore, b: int) -> dict[str, bool]:
+    """Whether each event of ``EVENTS`` holds in the real state of game b (seat 0 observing; a draw pile)."""
+    t0, t1 = (int(t) for t in core.pile_top[b])
+    gap = GAP_TABLE[t0, t1]
+    playable = gap | MATCH_TABLE[t0] | MATCH_TABLE[t1]
+    out = {}
+    if core.draw_len[b] > core.draw_pos[b]:
+        top = int(core.draw_cards[b, core.draw_pos[b]])
+        number = lambda c: int(CARD_NUMBER[c])  # noqa: E731
+        out["next_draw_fits"], out["next_draw_gap_card"] = bool(playable[top]), bool(gap[top])
+        out["next_draw_opens_gap"] = abs(number(top) - number(t0)) > 1 or abs(number(top) - number(t1)) > 1
+    held = (core.card_loc[b] == LOC_HAND) & (core.card_owner[b] == 1)
+    out["can_play_seat_1"], out["gap_card_seat_1"] = bool((held & playable).any()), bool((held & gap).any())
+    return out
+
+
 def test_the_exact_marginals_are_calibrated_against_the_real_deal_and_forgetting_pools_is_not():
     """Games whose opponents never look at their cards; at the observer's decisions every unknown card's
-    predicted place (each opponent's hand, the draw pile) is binned against where it really was. Each
-    bin's observed count must lie within 4.5 standard deviations of the predicted one. The control model
+    predicted place (each opponent's hand, the draw pile) is binned against where it really was, and so
+    is every event against whether it held in the real state (the next draw from the draw pile). The
+    control model
     spreads every card the seat cannot place uniformly over all unknown places (what observation
     version 1 allowed without remembering the round) and must miss. Bins are taken within strata (unseen
     or shuffled-back card; a hand or the draw pile), where forgetting the pools shows."""
@@ -175,6 +195,7 @@ def test_the_exact_marginals_are_calibrated_against_the_real_deal_and_forgetting
     belief = registry.game_spec("gap_v0", players).belief
     rng = np.random.default_rng(11)
     predicted, control, truth, stratum = [], [], [], []
+    event_p, event_real = {name: [] for name in EVENTS}, {name: [] for name in EVENTS}
     for k in range(240):
         passing_play(core, rng)
         if k % 20 != 19:
@@ -190,6 +211,11 @@ def test_the_exact_marginals_are_calibrated_against_the_real_deal_and_forgetting
             slots["draw_pile"] = know.draw_size
             total = sum(slots.values()) + know.hidden_sizes[1:].sum()
             loc, owner = core.card_loc[b], core.card_owner[b]
+            events = belief.event_probabilities(obs)
+            for name, happened in real_events(core, b).items():
+                if not np.isnan(events[name]):
+                    event_p[name].append(events[name])
+                    event_real[name].append(happened)
             for place, size in slots.items():
                 if place == "draw_pile":
                     real = loc == LOC_DRAW
@@ -215,8 +241,21 @@ def test_the_exact_marginals_are_calibrated_against_the_real_deal_and_forgetting
                 worst = max(worst, abs(truth[sel].sum() - p[sel].sum()) / np.sqrt(var))
         return worst
 
-    assert worst_z(predicted) < 4.5
+    # the predicted counts are those of the real deal in every bin (the pools and counts are exactly right:
+    # within a pool, or among the unseen cards, every card has the same probability, summing to the count)
+    assert worst_z(predicted) < 1e-6
     assert worst_z(control) > 6.0
+    # the events, a single random outcome each: every bin of predictions within its Bonferroni 99% interval
+    for name in EVENTS:
+        p, real = np.array(event_p[name]), np.array(event_real[name], float)
+        assert p.size > 300, name
+        which = np.clip((p * 10).astype(int), 0, 9)
+        for k in np.unique(which):
+            sel = which == k
+            var = (p[sel] * (1 - p[sel])).sum()
+            if var > 3:
+                z = abs(real[sel].sum() - p[sel].sum()) / np.sqrt(var)
+                assert z < 3.9, (name, k, int(sel.sum()), z)  # 3.9 sd: 99% over about 30 bins
 
 
 def test_impossible_observations_are_refused():
