@@ -173,3 +173,26 @@ def test_impossible_observations_are_refused():
             belief.sample_states(observation, 4, np.random.default_rng(0))
         with pytest.raises(ValueError):
             belief.event_probabilities(observation)
+
+
+def test_positions_branch_through_state_arrays():
+    core = DnpCore(4, Rules.make(3), seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        core.step(sample_masked(rng, core.legal_mask))
+    games = np.array([2, 0])
+    branch = DnpCore.from_state_arrays(core.rules, core.state_arrays(games), seeds=[7, 8])
+    assert np.array_equal(branch.observe(branch.current), core.observe(core.current[games], games=games))
+    assert np.array_equal(branch.legal_mask, core.legal_mask[games])
+    twin = DnpCore.from_state_arrays(core.rules, core.state_arrays(games), seeds=[7, 8])
+    for _ in range(200):  # the same seeds: the same next deals
+        actions = sample_masked(rng, branch.legal_mask)
+        branch.step(actions)
+        twin.step(actions)
+        assert branch.snapshot(0) == twin.snapshot(0) and branch.snapshot(1) == twin.snapshot(1)
+        if branch.done.any():
+            break
+    with pytest.raises(ValueError, match="missing"):
+        DnpCore.from_state_arrays(core.rules, {}, seeds=[1])
+    with pytest.raises(ValueError, match="one row per seed"):
+        DnpCore.from_state_arrays(core.rules, core.state_arrays(games), seeds=[1])

@@ -245,7 +245,7 @@ class DnpBelief:
             "terminated": same(False, bool), "truncated": same(False, bool), "rewards": same(0, np.float32, (P,)),
             "legal_mask": same(False, bool, (self.num_actions,)),
         }
-        core = DnpCore.from_state_arrays(self.rules, arrays, stream_states(rng, n))
+        core = DnpCore.from_state_arrays(self.rules, arrays, range(n), rng_state=stream_states(rng, n))
         seen_now = core.observe(0)
         if not np.array_equal(seen_now, np.broadcast_to(np.asarray(observation, np.float32), seen_now.shape)):
             raise ValueError("no real game gives this observation (a state built from it shows the seat "

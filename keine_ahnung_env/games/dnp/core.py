@@ -46,9 +46,12 @@ seeded from ``(seed, game id)``, so game i's course is the same whatever the bat
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from ...engine import CompiledCore
+from ...rng import state_from_seed_sequence
 from . import kernels as K
 from .actions import ActionLayout
 from .config import Rules
@@ -197,19 +200,19 @@ class DnpCore(CompiledCore):
         return {name: np.asarray(getattr(self, name))[g].copy() for name in STATE_ARRAYS}
 
     @classmethod
-    def from_state_arrays(cls, rules: Rules, arrays: dict[str, np.ndarray], rng_state: np.ndarray) -> "DnpCore":
+    def from_state_arrays(cls, rules: Rules, arrays: dict[str, np.ndarray], seeds: Sequence[int],
+                          rng_state: np.ndarray | None = None) -> "DnpCore":
         """A core holding the given positions (as :meth:`state_arrays` returns them, possibly edited;
-        ``set_size``, ``set_value`` and ``hand_count`` must agree with the cards) whose games draw their
-        later chance events (the next rounds' deals) from ``rng_state`` ([n, 4] uint64, no row all zero;
-        ``keine_ahnung_env.rng.stream_states``). Nothing is dealt; the masks are computed."""
+        ``set_size``, ``set_value`` and ``hand_count`` must agree with the cards); game i draws its later
+        chance events (the next rounds' deals) from a stream seeded by ``np.random.SeedSequence(seeds[i])``,
+        or, given ``rng_state`` ([len(seeds), 4] uint64, no row all zero), from that stream state.
+        Nothing is dealt; the legal masks are computed."""
         missing = [name for name in STATE_ARRAYS if name not in arrays]
         if missing:
             raise ValueError(f"state arrays missing: {', '.join(missing)}")
-        rng_state = np.asarray(rng_state)
-        n = rng_state.shape[0] if rng_state.ndim == 2 else 0
-        if n < 1 or rng_state.shape != (n, 4) or rng_state.dtype != np.uint64 or not rng_state.any(axis=1).all():
-            raise ValueError(f"rng_state must be [n, 4] uint64 (n >= 1) with no row all zero; got "
-                             f"{rng_state.shape} {rng_state.dtype}")
+        n = len(seeds)
+        if n < 1 or any(np.asarray(arrays[name]).shape[0] != n for name in STATE_ARRAYS):
+            raise ValueError(f"every state array needs one row per seed ({n})")
         core = cls.__new__(cls)
         core._allocate(n, rules)
         for name in STATE_ARRAYS:
@@ -217,7 +220,15 @@ class DnpCore(CompiledCore):
             if new.shape != old.shape:
                 raise ValueError(f"state array {name} has shape {new.shape}; expected {old.shape}")
             old[...] = new
-        core.rng_state[...] = rng_state
+        if rng_state is not None:
+            rng_state = np.asarray(rng_state)
+            if rng_state.shape != core.rng_state.shape or rng_state.dtype != np.uint64 or \
+                    not rng_state.any(axis=1).all():
+                raise ValueError(f"rng_state must be [{n}, 4] uint64 with no row all zero")
+            core.rng_state[...] = rng_state
+        else:
+            for i, seed in enumerate(seeds):
+                core.rng_state[i] = state_from_seed_sequence(np.random.SeedSequence(int(seed)))
         K.mask_kernel(core._state(), core._k, np.arange(n))
         return core
 
