@@ -173,6 +173,10 @@ def test_impossible_observations_are_refused():
             belief.sample_states(observation, 4, np.random.default_rng(0))
         with pytest.raises(ValueError):
             belief.event_probabilities(observation)
+    over = obs.copy()
+    over[layout.slice("acting")] = 0
+    with pytest.raises(ValueError, match="finished game"):
+        belief.sample_states(over, 4, np.random.default_rng(0))
 
 
 def test_positions_branch_through_state_arrays():

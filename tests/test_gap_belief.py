@@ -288,6 +288,11 @@ def test_impossible_observations_are_refused():
             belief.event_probabilities(observation)
     with pytest.raises(ValueError, match="count"):
         belief.sample_states(obs, 0, np.random.default_rng(0))
+    over = obs.copy()
+    over[layout.slice("phase")] = [0, 0, 0, 1]
+    over[layout.slice("acting_seat")] = 0
+    with pytest.raises(ValueError, match="finished game"):
+        belief.sample_states(over, 4, np.random.default_rng(0))
 
 
 def test_a_policy_recorded_with_observation_version_1_is_refused():
