@@ -14,7 +14,7 @@ The gap game (Steffen Benndorf; the rulebook text does not print its published n
 | Agents             | 2-5 (`num_players`, default 4; 5 is an extension of the rulebook)    |
 | Action Shape       | (1,)                                                                 |
 | Action Values      | Discrete(201)                                                        |
-| Observation Shape  | (325 + 6 * P,): 337, 343, 349, 355 floats for 2, 3, 4, 5 players     |
+| Observation Shape  | (325 + 72 * P,): 469, 541, 613, 685 floats for 2, 3, 4, 5 players (version 2) |
 | Observation Values | [0, high] (raw counts; `ObservationLayout.high`), [0, 1] if normalized |
 
 Entry points (the same five as every game of the library, made by `entry_points.make_entry_points`):
@@ -66,6 +66,8 @@ sections (`games/gap/observation.py`, `ObservationLayout`), seats relative to th
 | table        | 6      | draw pile, cards below the tops, gap width, rounds played, dry passes, extra turn |
 | dealer       | P      | one-hot relative seat of the dealer                                      |
 | scores       | 2P     | per seat: plus part and minus part of its total                          |
+| pool         | 66     | per card in the draw pile or a hand that was shuffled back this round: its pool (1 = the latest reshuffle) |
+| pool_holdings | 66(P-1) | per opponent and pool label: how many cards of that pool it holds       |
 
 Never encoded: the opponents' hands and hidden cards, the draw order (and, while hidden cards are
 being chosen, the starting cards). `normalize_obs=True` divides every feature by its bound.

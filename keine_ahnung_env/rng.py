@@ -72,6 +72,15 @@ def game_rng_states(seed: int | None, indices: Sequence[int]) -> np.ndarray:
     return out
 
 
+def stream_states(rng: np.random.Generator, count: int) -> np.ndarray:
+    """[count, 4] uint64: fresh streams drawn from ``rng`` (one ``SeedSequence`` seeded from it), for
+    positions built outside a deal (belief samplers); never all zero."""
+    states = np.random.SeedSequence(int(rng.integers(2 ** 63))).generate_state(4 * count, np.uint64)
+    states = states.reshape(count, 4)
+    states[~states.any(axis=1), 0] = 1  # the one state xoshiro cannot leave; practically unreachable
+    return states
+
+
 # ------------------------------------------------------------------------- compiled form
 
 

@@ -335,6 +335,79 @@ def check_spec_core(spec: GameSpec, num_envs: int = 5, seed: int = 0, steps: int
     return stats
 
 
+def check_belief_sampler(spec: GameSpec, num_envs: int = 6, seed: int = 0, steps: int = 120, every: int = 10,
+                         count: int = 16) -> dict:
+    """A game's :class:`~keine_ahnung_env.game_spec.BeliefHooks` (``spec.belief``) keeps its contract along
+    random legal play: at every ``every``-th step, for each live game, the observation of the seat to act
+    gives a core of ``count`` sampled states in each of which that seat is to act with exactly that
+    observation and legal mask; the same generator seed gives the same samples (observations of every
+    seat, masks, and the course of the same random steps after); ``event_probabilities`` gives named
+    floats in [0, 1] or NaN; an observation of a finished game (no seat to act) and a garbled one raise
+    ``ValueError``. Game-independent: any game whose spec has ``belief`` passes it. Returns counts."""
+    belief = spec.belief
+    assert belief is not None, f"{spec.name} has no belief hooks"
+    core = spec.make_core(num_envs, seed)
+    rng = np.random.default_rng(seed)
+    stats = {"positions": 0, "samples": 0, "refused": 0}
+
+    def fingerprint(samples) -> tuple:
+        P = samples.num_players
+        return tuple(samples.observe(p).tobytes() for p in range(P)) + (np.asarray(samples.legal_mask).tobytes(),)
+
+    def compare_futures(a, b, moves: int = 6) -> None:
+        play = np.random.default_rng(stats["positions"])
+        for _ in range(moves):
+            if np.asarray(a.done).all():
+                break
+            actions = sample_masked(play, np.asarray(a.legal_mask))
+            a.step(actions)
+            b.step(actions)
+            assert fingerprint(a) == fingerprint(b), "the same seed gave samples whose futures differ"
+
+    for step in range(steps + 1):
+        if step % every == 0:
+            for b in np.flatnonzero(~np.asarray(core.done)).tolist():
+                seat = int(np.asarray(core.current)[b])
+                obs = core.observe(seat, games=np.array([b]))[0]
+                mask = np.asarray(core.legal_mask)[b]
+                samples = belief.sample_states(obs, count, np.random.default_rng([seed, step, b]))
+                assert samples.num_envs == count and samples.num_players == spec.num_players
+                assert not np.asarray(samples.done).any(), "a sampled state is finished"
+                seats = np.asarray(samples.current).astype(np.intp)
+                assert np.array_equal(samples.observe(seats), np.broadcast_to(obs, (count, obs.size))), \
+                    "a sampled state shows the seat another observation"
+                assert np.array_equal(np.asarray(samples.legal_mask), np.broadcast_to(mask, (count, mask.size))), \
+                    "a sampled state gives the seat another legal mask"
+                again = belief.sample_states(obs, count, np.random.default_rng([seed, step, b]))
+                assert fingerprint(samples) == fingerprint(again), "the same seed gave other samples"
+                compare_futures(samples, again)
+                events = belief.event_probabilities(obs)
+                assert events and all(isinstance(k, str) for k in events)
+                values = np.array([float(v) for v in events.values()])
+                assert ((values >= 0) & (values <= 1) | np.isnan(values)).all(), "an event probability outside [0, 1]"
+                stats["positions"] += 1
+                stats["samples"] += count
+        if core.done.any():
+            for b in np.flatnonzero(core.done).tolist():
+                finished = core.observe(0, games=np.array([b]))[0]
+                with pytest.raises(ValueError):
+                    belief.sample_states(finished, 2, rng)
+                stats["refused"] += 1
+            core.reset_games(np.flatnonzero(core.done))
+        if step < steps:
+            core.step(sample_masked(rng, core.legal_mask))
+    obs = core.observe(int(np.asarray(core.current)[0]), games=np.array([0]))[0]
+    for garbled in (np.full_like(obs, 0.5), np.full_like(obs, 3.0), obs[:-1]):
+        with pytest.raises(ValueError):
+            belief.sample_states(garbled, 2, rng)
+        with pytest.raises(ValueError):
+            belief.event_probabilities(garbled)
+        stats["refused"] += 1
+    with pytest.raises(ValueError):
+        belief.sample_states(obs, 0, rng)
+    return stats
+
+
 # ====================================================================== invariants
 
 

@@ -68,12 +68,16 @@ class GapAdapter(SpecAdapter):
             core.pile_top[b, pile] = perm.get(int(core.pile_top[b, pile]), int(core.pile_top[b, pile]))
 
     def hidden_variants(self, core, b, seat, rng, count=3):
-        """The cards ``seat`` cannot see dealt again among their places (seen cards among seen ones)."""
+        """The cards ``seat`` cannot see dealt again among their places: unseen cards among the places of
+        unseen ones, and cards shuffled back among the places of the cards of the same pool (a seat knows
+        how many of each pool every opponent holds: observation version 2)."""
         cards = self.hidden_cards(core, b, seat)
+        seen, pool = core.card_seen[b, cards], core.card_pool[b, cards]
+        groups = [cards[~seen]] + [cards[seen & (pool == label)] for label in np.unique(pool[seen])]
         for _ in range(count):
             other = copy.deepcopy(core)
             perm = {}
-            for group in (cards[core.card_seen[b, cards]], cards[~core.card_seen[b, cards]]):
+            for group in groups:
                 perm.update(zip(group.tolist(), rng.permutation(group).tolist()))
             self._relabel(other, b, perm)
             other.refresh_masks([b])

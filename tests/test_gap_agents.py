@@ -63,7 +63,7 @@ def test_agents_refuse_bad_input_and_other_tables():
         agent.act(core.observe(0), core.legal_mask[:, :10])
     with pytest.raises(ValueError, match="no gap-game observation"):
         GapHunterAgent().act(np.zeros((1, 50), np.float32), np.ones((1, 201), bool))
-    assert GapHunterAgent().act(np.zeros((0, 349), np.float32), np.zeros((0, 201), bool)).shape == (0,)
+    assert GapHunterAgent().act(np.zeros((0, 613), np.float32), np.zeros((0, 201), bool)).shape == (0,)
 
 
 def test_gap_hunter_hides_its_highest_star_cards():

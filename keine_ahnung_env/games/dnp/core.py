@@ -46,9 +46,12 @@ seeded from ``(seed, game id)``, so game i's course is the same whatever the bat
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from ...engine import CompiledCore
+from ...rng import state_from_seed_sequence
 from . import kernels as K
 from .actions import ActionLayout
 from .config import Rules
@@ -56,6 +59,8 @@ from .kernels import LOC_DISCARD, LOC_HAND, LOC_OUT, LOC_TABLE  # noqa: F401 (re
 from .observation import ObservationLayout
 
 PARALLEL_MIN_GAMES = 64
+STATE_ARRAYS = tuple(name for name in K.STATE_FIELDS if name != "rng_state")
+"""The arrays that hold a position (every state array but the random stream)."""
 _REWARD_CODES = {"win": K.REWARD_WIN, "score": K.REWARD_SCORE, "rank": K.REWARD_RANK}
 
 
@@ -185,6 +190,47 @@ class DnpCore(CompiledCore):
         self.terminated[b] = self.truncated[b] = False
         self.rewards[b] = 0
         K.mask_kernel(self._state(), self._k, np.array([b], np.intp))
+
+    def state_arrays(self, games) -> dict[str, np.ndarray]:
+        """Copies of the state arrays (all but ``rng_state``) of the listed games, ``[len(games), ...]``
+        each: with :meth:`from_state_arrays` a way to branch positions (search, research)."""
+        g = np.asarray(games, np.intp).reshape(-1)
+        if g.size and (g.min() < 0 or g.max() >= self.num_envs):
+            raise ValueError(f"games must be in 0..{self.num_envs - 1}")
+        return {name: np.asarray(getattr(self, name))[g].copy() for name in STATE_ARRAYS}
+
+    @classmethod
+    def from_state_arrays(cls, rules: Rules, arrays: dict[str, np.ndarray], seeds: Sequence[int],
+                          rng_state: np.ndarray | None = None) -> "DnpCore":
+        """A core holding the given positions (as :meth:`state_arrays` returns them, possibly edited;
+        ``set_size``, ``set_value`` and ``hand_count`` must agree with the cards); game i draws its later
+        chance events (the next rounds' deals) from a stream seeded by ``np.random.SeedSequence(seeds[i])``,
+        or, given ``rng_state`` ([len(seeds), 4] uint64, no row all zero), from that stream state.
+        Nothing is dealt; the legal masks are computed."""
+        missing = [name for name in STATE_ARRAYS if name not in arrays]
+        if missing:
+            raise ValueError(f"state arrays missing: {', '.join(missing)}")
+        n = len(seeds)
+        if n < 1 or any(np.asarray(arrays[name]).shape[0] != n for name in STATE_ARRAYS):
+            raise ValueError(f"every state array needs one row per seed ({n})")
+        core = cls.__new__(cls)
+        core._allocate(n, rules)
+        for name in STATE_ARRAYS:
+            old, new = getattr(core, name), np.asarray(arrays[name])
+            if new.shape != old.shape:
+                raise ValueError(f"state array {name} has shape {new.shape}; expected {old.shape}")
+            old[...] = new
+        if rng_state is not None:
+            rng_state = np.asarray(rng_state)
+            if rng_state.shape != core.rng_state.shape or rng_state.dtype != np.uint64 or \
+                    not rng_state.any(axis=1).all():
+                raise ValueError(f"rng_state must be [{n}, 4] uint64 with no row all zero")
+            core.rng_state[...] = rng_state
+        else:
+            for i, seed in enumerate(seeds):
+                core.rng_state[i] = state_from_seed_sequence(np.random.SeedSequence(int(seed)))
+        K.mask_kernel(core._state(), core._k, np.arange(n))
+        return core
 
     # ------------------------------------------------------------ queries
 

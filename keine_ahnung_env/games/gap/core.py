@@ -18,6 +18,11 @@ row per game:
 |              |           |         | a top, turned up (pending)                                        |
 | card_owner   | [B, 66]   | int8    | seat (hand, hidden) or pile 0/1 (top, below a top); -1 otherwise  |
 | card_seen    | [B, 66]   | bool    | the card was face up this round (starting card, played, turned up)|
+| card_pool    | [B, 66]   | int8    | pool label of a card shuffled back into the draw pile this round  |
+|              |           |         | and not laid since (in the draw pile or a hand): 1 = the latest   |
+|              |           |         | reshuffle's pool, 2, 3, ... older pools that still have a card in |
+|              |           |         | a hand, renumbered at each reshuffle; 0 otherwise (stale on cards |
+|              |           |         | laid since: only labels of draw-pile and hand cards are read)     |
 | draw_cards   | [B, 66]   | int8    | draw pile card ids; the top is ``draw_cards[b, draw_pos[b]]``     |
 | draw_pos     | [B]       | int16   | index of the top draw card                                        |
 | draw_len     | [B]       | int16   | the pile is empty when ``draw_pos == draw_len``                   |
@@ -94,7 +99,7 @@ def make_consts(rules: Rules, layout: ObservationLayout) -> K.Consts:
         off_hidden=off["hidden"], off_pile_tops=off["pile_tops"], off_flip_card=off["flip_card"],
         off_discards=off["discards"], off_seen=off["seen"], off_hand_sizes=off["hand_sizes"],
         off_hidden_sizes=off["hidden_sizes"], off_table=off["table"], off_dealer=off["dealer"],
-        off_scores=off["scores"])
+        off_scores=off["scores"], off_pool=off["pool"], off_pool_holdings=off["pool_holdings"])
 
 
 class GapCore(CompiledCore):
@@ -121,6 +126,7 @@ class GapCore(CompiledCore):
         self.card_loc = np.zeros((B, N), np.int8)
         self.card_owner = np.full((B, N), -1, np.int8)
         self.card_seen = np.zeros((B, N), bool)
+        self.card_pool = np.zeros((B, N), np.int8)
         self.draw_cards = np.zeros((B, N), np.int8)
         self.draw_pos = np.zeros(B, np.int16)
         self.draw_len = np.zeros(B, np.int16)
@@ -179,6 +185,7 @@ class GapCore(CompiledCore):
         rest = sorted(set(range(NUM_CARDS)) - set(placed))
         order = list(draw) + rest
         self.card_loc[b], self.card_owner[b], self.card_seen[b] = LOC_DRAW, -1, False
+        self.card_pool[b] = 0
         self.draw_cards[b] = 0
         self.draw_cards[b, :len(order)] = order
         self.draw_pos[b], self.draw_len[b] = 0, len(order)
@@ -227,9 +234,11 @@ class GapCore(CompiledCore):
         return {name: np.asarray(getattr(self, name))[g].copy() for name in STATE_ARRAYS}
 
     @classmethod
-    def from_state_arrays(cls, rules: Rules, arrays: dict[str, np.ndarray], seeds: Sequence[int]) -> "GapCore":
+    def from_state_arrays(cls, rules: Rules, arrays: dict[str, np.ndarray], seeds: Sequence[int],
+                          rng_state: np.ndarray | None = None) -> "GapCore":
         """A core holding the given positions (as :meth:`state_arrays` returns them, possibly edited);
-        game i draws from a stream seeded by ``np.random.SeedSequence(seeds[i])``. Nothing is dealt."""
+        game i draws from a stream seeded by ``np.random.SeedSequence(seeds[i])``, or, given ``rng_state``
+        ([len(seeds), 4] uint64, no row all zero), from that stream state. Nothing is dealt."""
         missing = [name for name in STATE_ARRAYS if name not in arrays]
         if missing:
             raise ValueError(f"state arrays missing: {', '.join(missing)}")
@@ -243,6 +252,13 @@ class GapCore(CompiledCore):
             if new.shape != old.shape:
                 raise ValueError(f"state array {name} has shape {new.shape}; expected {old.shape}")
             old[...] = new
+        if rng_state is not None:
+            rng_state = np.asarray(rng_state)
+            if rng_state.shape != core.rng_state.shape or rng_state.dtype != np.uint64 or \
+                    not rng_state.any(axis=1).all():
+                raise ValueError(f"rng_state must be [{n}, 4] uint64 with no row all zero")
+            core.rng_state[...] = rng_state
+            return core
         for i, s in enumerate(seeds):
             core.rng_state[i] = state_from_seed_sequence(np.random.SeedSequence(int(s)))
         return core

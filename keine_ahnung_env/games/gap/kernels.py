@@ -46,7 +46,7 @@ assert ((HIDE, FLIP, PLAY, OVER) == tuple(int(p) for p in actions.Phase)
     "kernels.py's constants differ from actions.py / deck.py: update them"
 
 STATE_FIELDS = (
-    "card_loc", "card_owner", "card_seen", "draw_cards", "draw_pos", "draw_len", "pile_top", "hand_count",
+    "card_loc", "card_owner", "card_seen", "card_pool", "draw_cards", "draw_pos", "draw_len", "pile_top", "hand_count",
     "hidden_count", "pending", "phase", "current", "dealer", "round", "extra_turn", "dry_passes", "score",
     "went_out", "turn", "terminated", "truncated", "rewards", "legal_mask", "rng_state")
 
@@ -62,6 +62,7 @@ Consts = collections.namedtuple("Consts", (
     "num_players", "rounds", "flip_on_extra_turns", "reward_mode", "round_reward_scale", "max_turns",
     "obs_size", "off_phase", "off_acting", "off_hand", "off_hidden", "off_pile_tops", "off_flip_card",
     "off_discards", "off_seen", "off_hand_sizes", "off_hidden_sizes", "off_table", "off_dealer", "off_scores",
+    "off_pool", "off_pool_holdings",
 ))
 """Constants of one variant, in one argument."""
 
@@ -72,18 +73,47 @@ Consts = collections.namedtuple("Consts", (
 
 
 @njit(cache=True, _nrt=False)
+def _relabel_pools(s, b):
+    """Before a reshuffle (the draw pile is empty): every card outside the hands loses its pool label,
+    and the pools that still have cards in a hand are renumbered 2, 3, ... in their order (most recent
+    first), leaving label 1 for the pool the reshuffle makes. So labels stay within 1..66 (a live pool
+    has a card in a hand) and their order is the order of the reshuffles (``card_pool`` in core.py)."""
+    for c in range(NUM_CARDS):
+        if s.card_loc[b, c] != LOC_HAND:
+            s.card_pool[b, c] = 0
+    nxt = 2
+    for label in range(1, NUM_CARDS + 1):
+        found = False
+        for c in range(NUM_CARDS):
+            if s.card_pool[b, c] == label:
+                s.card_pool[b, c] = -nxt  # negative while renumbering, so no new label meets an old one
+                found = True
+        if found:
+            nxt += 1
+    for c in range(NUM_CARDS):
+        if s.card_pool[b, c] < 0:
+            s.card_pool[b, c] = -s.card_pool[b, c]
+
+
+@njit(cache=True, _nrt=False)
 def _reshuffle(s, b):
     """Game b's new draw pile: every card below the two pile tops, taken in ascending card id and
-    shuffled with the game's stream; nothing happens when there is nothing to shuffle."""
+    shuffled with the game's stream; nothing happens when there is nothing to shuffle. The new pile's
+    cards form pool 1 (``_relabel_pools``)."""
+    n = 0
+    for c in range(NUM_CARDS):
+        n += s.card_loc[b, c] == LOC_UNDER
+    if n == 0:
+        return
+    _relabel_pools(s, b)
     n = 0
     for c in range(NUM_CARDS):
         if s.card_loc[b, c] == LOC_UNDER:
             s.draw_cards[b, n] = c
             s.card_loc[b, c] = LOC_DRAW
             s.card_owner[b, c] = -1
+            s.card_pool[b, c] = 1
             n += 1
-    if n == 0:
-        return
     shuffle(s.rng_state, b, s.draw_cards[b], n)
     s.draw_pos[b] = 0
     s.draw_len[b] = n
@@ -160,6 +190,7 @@ def _deal_round(s, k, b):
     for c in range(NUM_CARDS):
         s.draw_cards[b, c] = c
         s.card_seen[b, c] = False
+        s.card_pool[b, c] = 0
     shuffle(s.rng_state, b, s.draw_cards[b], NUM_CARDS)
     for i in range(NUM_CARDS):
         c = s.draw_cards[b, i]
@@ -382,6 +413,11 @@ def _observe_game(s, k, b, seat, out):
             out[k.off_discards + c] = 1.0
         if laid and s.card_seen[b, c]:
             out[k.off_seen + c] = 1.0
+        label = s.card_pool[b, c]
+        if label > 0 and (loc == LOC_DRAW or loc == LOC_HAND):
+            out[k.off_pool + c] = label
+            if loc == LOC_HAND and owner != seat:
+                out[k.off_pool_holdings + ((owner - seat) % P - 1) * NUM_CARDS + label - 1] += 1.0
         under += loc == LOC_UNDER
     if laid:
         for pile in range(2):

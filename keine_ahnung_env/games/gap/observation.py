@@ -21,6 +21,19 @@ Seats are relative to the observer: relative seat 0 is the observer, 1 the next 
 |               |        | nothing, 1 if this turn is an extra turn after a gap play                  |
 | dealer        | P      | one-hot relative seat of this round's dealer                              |
 | scores        | 2P     | per relative seat: plus part max(score, 0), minus part max(-score, 0)     |
+| pool          | 66     | per card in the draw pile or a hand that was shuffled back into the draw  |
+|               |        | pile this round (and not laid since): the label of its pool, 1 = the      |
+|               |        | latest reshuffle, 2, 3, ... older ones still with cards in hands          |
+|               |        | (version 2)                                                               |
+| pool_holdings | 66(P-1)| per relative seat 1..P-1, per pool label 1..66: how many cards of that    |
+|               |        | pool the seat holds (version 2)                                           |
+
+Version 2 added the two pool sections: with them the observation holds everything a seat with perfect
+memory knows of where the unseen and shuffled-back cards can be (``belief.py``): a card shuffled back
+lies in the draw pile or in the hand of a seat that drew from its pool, and the seat knows how many of
+each pool every opponent drew and has not laid since. Without them a seat would have to remember the
+round's history (which pool each pass drew from) to know it. Version 1 (the sections up to ``scores``)
+is no longer produced; a policy that recorded version 1 is refused when it is loaded.
 
 While the hidden cards are being chosen (HIDE) the two starting cards are not laid yet: pile_tops,
 discards and seen read 0. Nothing else is hidden from anybody but the opponents' hands, the opponents'
@@ -48,7 +61,7 @@ MAX_PLUS_PER_ROUND = 8
 """Two 6s hidden."""
 MAX_MINUS_PER_ROUND = 120
 """Every card's stars (a bound, not reachable)."""
-OBSERVATION_VERSION = 1
+OBSERVATION_VERSION = 2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +89,8 @@ class ObservationLayout(NamedSections):
             ("table", TABLE_FEATURES),
             ("dealer", P),
             ("scores", 2 * P),
+            ("pool", NUM_CARDS),
+            ("pool_holdings", NUM_CARDS * max(P - 1, 0)),
         )
         return cls(num_players, rounds, sections)
 
@@ -90,17 +105,17 @@ class ObservationLayout(NamedSections):
         scores = self.slice("scores").start
         out[scores: scores + 2 * P: 2] = MAX_PLUS_PER_ROUND * R
         out[scores + 1: scores + 2 * P: 2] = MAX_MINUS_PER_ROUND * R
+        out[self.slice("pool")] = NUM_CARDS
+        out[self.slice("pool_holdings")] = NUM_CARDS
         return out
 
 def layout_for_width(width: int, rounds: int | None = None) -> ObservationLayout:
     """The layout of an observation ``width`` floats wide (the player count follows from it)."""
-    base = ObservationLayout.make(0, 1).size
-    per_player = ObservationLayout.make(1, 1).size - base
-    P, rest = divmod(width - base, per_player)
-    if rest or not 2 <= P <= 5:
+    widths = {ObservationLayout.make(p, 1).size: p for p in range(2, 6)}
+    if width not in widths:
         raise ValueError(f"an observation of width {width} is no gap-game observation (2-5 players: "
-                         f"{', '.join(str(base + per_player * p) for p in range(2, 6))})")
-    return ObservationLayout.make(P, rounds or 1)
+                         f"{', '.join(map(str, widths))})")
+    return ObservationLayout.make(widths[width], rounds or 1)
 
 
 def _card_of(features: np.ndarray) -> int:

@@ -69,6 +69,7 @@ class GapReference:
         self.piles = [[deck[P * HAND_SIZE]], [deck[P * HAND_SIZE + 1]]]  # bottom to top
         self.draw_pile = deck[P * HAND_SIZE + 2:]  # top first
         self.seen: set[int] = set()
+        self.pool: dict[int, int] = {}  # card -> pool label of the cards shuffled back (read in hands and the draw pile)
         self.pending = -1
         self.dry_passes = 0
         self.extra_turn = False
@@ -87,6 +88,11 @@ class GapReference:
             if not below:
                 return -1
             self.rng.shuffle(below)
+            # pools that still have a card in a hand keep their order, renumbered 2, 3, ...; the new pile is pool 1
+            held = {c: label for c, label in self.pool.items() if any(c in hand for hand in self.hands)}
+            renumber = {label: i + 2 for i, label in enumerate(sorted(set(held.values())))}
+            self.pool = {c: renumber[label] for c, label in held.items()}
+            self.pool.update((c, 1) for c in below)
             self.draw_pile = below
             self.piles = [[pile[-1]] for pile in self.piles]
         return self.draw_pile.pop(0)
@@ -289,4 +295,14 @@ class GapReference:
         v[t + 4] = self.dry_passes
         v[t + 5] = 1 if self.extra_turn and self.phase != Phase.OVER else 0
         v[sec["dealer"] + (self.dealer - seat) % P] = 1
+        for c in self.draw_pile:
+            v[sec["pool"] + c] = self.pool.get(c, 0)
+        for p in range(P):
+            rel = (p - seat) % P
+            for c in self.hands[p]:
+                label = self.pool.get(c, 0)
+                if label:
+                    v[sec["pool"] + c] = label
+                    if rel:
+                        v[sec["pool_holdings"] + (rel - 1) * NUM_CARDS + label - 1] += 1
         return v

@@ -15,6 +15,7 @@ import numpy as np
 
 from ...game_spec import AgentInfo, EpisodeStats, GameSpec, StatColumn
 from .actions import ACTION_PASS, NUM_ACTIONS, Phase, action_name
+from .belief import GapBelief
 from .config import MAX_PLAYERS, MIN_PLAYERS, Rules
 from .core import GapCore
 from .deck import CARD_COLOUR, CARD_NUMBER
@@ -106,4 +107,5 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
         agents=AGENTS,
         default_opponent="gap_hunter",
         describe_move=describe_move,
+        belief=GapBelief(variant),
     )
