@@ -11,6 +11,7 @@ from .actions import ActionLayout
 from .config import MAX_PLAYERS, MIN_PLAYERS, Rules
 from .core import DnpCore
 from .observation import OBSERVATION_VERSION, ObservationLayout, observation_string
+from .picture import table_scene
 from .render import describe_move, render_table
 
 NAME = "dnp_v0"
@@ -67,4 +68,5 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
         render=lambda core, b, reveal_all: render_table(core, b, reveal_all=reveal_all),
         observation_string=lambda obs: observation_string(np.asarray(obs, np.float32), layout, tables),
         rules=variant.options(), policy_neutral_rules=("reward", "max_turns"), episode_stats=EPISODE_STATS,
-        agents=AGENTS, default_opponent="tactician", describe_move=describe_move)
+        agents=AGENTS, default_opponent="tactician", describe_move=describe_move,
+        scene=table_scene)

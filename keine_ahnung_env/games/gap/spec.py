@@ -20,6 +20,7 @@ from .core import GapCore
 from .deck import CARD_COLOUR, CARD_NUMBER
 from .observation import OBSERVATION_VERSION, ObservationLayout, observation_string
 from .privileged import privileged_features, privileged_size
+from .picture import table_scene
 from .render import describe_move, render_table
 from .scoring import standings
 
@@ -106,4 +107,5 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
         agents=AGENTS,
         default_opponent="gap_hunter",
         describe_move=describe_move,
+        scene=table_scene,
     )
