@@ -70,7 +70,10 @@ def test_pettingzoo_seed(options):
 
 @pytest.mark.parametrize("options", VARIANTS)
 @pytest.mark.filterwarnings("error")
-def test_pettingzoo_render(options, capsys):
+def test_pettingzoo_render(options, capsys, monkeypatch):
+    # PettingZoo's check makes the env in every render mode, "human" (a window) too: SDL's dummy video
+    # driver gives pygame a window without a screen.
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
     render_test(functools.partial(keine_ahnung_v0.env, **options),
                 custom_tests={"ansi": lambda text: "Keine Ahnung" in text and "seat 0" in text})
 

@@ -47,8 +47,10 @@ def play(env, seed: int, policy_seed: int = 0, max_steps: int = 5000):
 
 @pytest.mark.parametrize("num_players", [2, 4])
 @pytest.mark.filterwarnings("error")
-def test_gymnasium_check_env_through_the_registry(num_players):
-    # Made through gymnasium.make so that check_env also exercises every declared render mode.
+def test_gymnasium_check_env_through_the_registry(num_players, monkeypatch):
+    # Made through gymnasium.make so that check_env also exercises every declared render mode ("human"
+    # with SDL's dummy video driver: a window without a screen).
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
     env = gymnasium.make(keine_ahnung_v0.GYMNASIUM_SOLO_ID, opponents=randoms(num_players - 1),
                          num_players=num_players)
     gymnasium_check_env(env.unwrapped)
