@@ -375,6 +375,7 @@ def create_app(replays: str | Path = "replays", record: bool = False):
     app = Flask(__name__)
     app.config["JSON_SORT_KEYS"] = False
     app.config["MAX_CONTENT_LENGTH"] = 64 * 1024
+    app.config["LIVE_GAMES"] = live  # the games in progress (read by tests)
 
     @app.errorhandler(RequestError)
     def request_error(exc: RequestError):

@@ -219,6 +219,7 @@ async function startGame() {
 function showState(state) {
   $("play-title").textContent = `${state.title}, ${state.players} players: you are seat ${state.seat}`;
   $("play-panel").dataset.gameId = state.id;
+  $("play-panel").dataset.moves = String(state.moves);
   $("status").textContent = state.over ? "game over" :
     (state.to_act === state.seat ? "your move:" : `seat ${state.to_act} to act`);
   $("status").dataset.over = state.over ? "1" : "0";
