@@ -17,7 +17,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .game_spec import RENDER_MODES, GameSpec, check_bool, check_render_mode
-from .pictures import Renderer
+from .pictures import Renderer, render_modes
 
 ILLEGAL_REWARD = -1
 """Reward of an agent whose illegal move ends the game under ``wrap_aec`` (PettingZoo's default)."""
@@ -63,7 +63,9 @@ class CoreAECEnv(AECEnv):
     def __init__(self, spec: GameSpec, render_mode: str | None = None, render_reveal_all: bool = False,
                  normalize_obs: bool = False, render_seat: int | None = None):
         super().__init__()
-        self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = check_render_mode(render_mode, RENDER_MODES)
+        # The modes this game offers (a game without pictures: text only), as checkers read them.
+        self.metadata = {**self.metadata, "render_modes": render_modes(spec)}
         self.render_reveal_all = check_bool("render_reveal_all", render_reveal_all)
         if render_seat is not None and (isinstance(render_seat, (bool, np.bool_))
                                         or not isinstance(render_seat, (int, np.integer))

@@ -499,6 +499,14 @@ class Window:
             self.screen = None
 
 
+def render_modes(spec: Any) -> list[str]:
+    """The render modes of an environment of ``spec``: text and pictures, or text only ("ansi") for a
+    game without ``GameSpec.scene``."""
+    from .game_spec import RENDER_MODES
+
+    return list(RENDER_MODES) if getattr(spec, "scene", None) is not None else ["ansi"]
+
+
 class Renderer:
     """What an environment's ``render()`` does in each render mode (the AEC and solo environments
     share it): "ansi" returns the game's text view, "rgb_array" the picture (``GameSpec.draw``),

@@ -41,7 +41,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .game_spec import RENDER_MODES, GameSpec, check_bool, check_render_mode
-from .pictures import Renderer
+from .pictures import Renderer, render_modes
 
 SEAT_MODES = ("rotate", "random")
 MAX_REDEALS = 1000
@@ -409,7 +409,9 @@ class SoloEnv(gymnasium.Env):
 
     def __init__(self, spec: GameSpec, opponents, seat: int | str | None = None, normalize_obs: bool = True,
                  illegal_reward: float | None = -1.0, render_mode: str | None = None, render_reveal_all: bool = False):
-        self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = check_render_mode(render_mode, RENDER_MODES)
+        # The modes this game offers (a game without pictures: text only), as checkers read them.
+        self.metadata = {**self.metadata, "render_modes": render_modes(spec)}
         self.render_reveal_all = check_bool("render_reveal_all", render_reveal_all)
         self.normalize_obs = check_bool("normalize_obs", normalize_obs)
         self.game = spec
