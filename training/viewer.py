@@ -90,7 +90,7 @@ class ReplayShelf:
 
     def __init__(self, folder: Path):
         self.folder = Path(folder)
-        self._cache: dict[str, tuple[float, Any]] = {}
+        self._cache: dict[str, tuple[float, Any, bool]] = {}  # name: (mtime, replay, replayed and checked)
         self._lock = threading.Lock()
 
     def names(self) -> list[str]:
@@ -98,9 +98,10 @@ class ReplayShelf:
             return []
         return sorted(p.name for p in self.folder.glob("*.json") if p.is_file())
 
-    def get(self, name: str):
-        """The checked :class:`~keine_ahnung_env.replay.Replay` called ``name`` (a file name in the
-        folder, nothing else); RequestError 404 for an unknown name, 422 for a bad file."""
+    def get(self, name: str, check: bool = True):
+        """The :class:`~keine_ahnung_env.replay.Replay` called ``name`` (a file name in the folder,
+        nothing else), read and, with ``check``, replayed once to check it replays exactly;
+        RequestError 404 for an unknown name, 422 for a bad file."""
         from keine_ahnung_env.replay import Replay, ReplayError
 
         if name not in self.names():
@@ -110,20 +111,25 @@ class ReplayShelf:
         mtime = path.stat().st_mtime
         with self._lock:
             cached = self._cache.get(name)
-            if cached is not None and cached[0] == mtime:
-                return cached[1]
-        try:
-            replay = Replay.load(path)
-            replay.play()
-        except ReplayError as exc:
-            raise RequestError(str(exc), 422) from None
+        if cached is None or cached[0] != mtime:
+            try:
+                cached = (mtime, Replay.load(path), False)
+            except ReplayError as exc:
+                raise RequestError(str(exc), 422) from None
+        if check and not cached[2]:
+            try:
+                cached[1].play()
+            except ReplayError as exc:
+                raise RequestError(f"replay {name!r}: {exc}", 422) from None
+            cached = (mtime, cached[1], True)
         with self._lock:
-            self._cache[name] = (mtime, replay)
-        return replay
+            self._cache[name] = cached
+        return cached[1]
 
     def summary(self, name: str) -> dict[str, Any]:
+        """What the list shows of a replay (read, not replayed: a long list stays quick)."""
         try:
-            r = self.get(name)
+            r = self.get(name, check=False)
         except RequestError as exc:
             return {"name": name, "error": str(exc)}
         return {"name": name, "env": r.env, "players": r.num_players, "agents": list(r.agents),
@@ -296,8 +302,10 @@ class LiveGames:
         bots, names = {}, ["you"] * players
         for i, (s, text) in enumerate(zip(others, bots_given)):
             text = check_bot(env, text)
+            # A shipped checkpoint is checked against the table it is seated at.
+            kwargs = {"num_players": players} if text.startswith("ppo") else {}
             try:
-                bots[s] = agents.make(text, game=env, seed=seed + 1 + i)
+                bots[s] = agents.make(text, game=env, seed=seed + 1 + i, **kwargs)
             except (TypeError, ValueError) as exc:
                 raise RequestError(f"bot {text!r}: {exc}") from None
             names[s] = text
@@ -453,11 +461,16 @@ def run(argv: Sequence[str] | None = None) -> None:
         folder = Path(args.replays)
         if folder.exists() and not folder.is_dir():
             raise UsageError(f"--replays {args.replays}; allowed: a folder (this is a file)")
-        try:
-            server = make_server(create_app(folder, record=args.record), args.port)
-        except OSError as exc:
-            raise UsageError(f"--port {args.port}: cannot listen on {HOST}:{args.port} ({exc.strerror or exc})") \
-                from None
+        if args.port:
+            import socket
+
+            with socket.socket() as probe:  # werkzeug would exit with its own message instead
+                try:
+                    probe.bind((HOST, args.port))
+                except OSError as exc:
+                    raise UsageError(f"--port {args.port}: cannot listen on {HOST}:{args.port} "
+                                     f"({exc.strerror or exc}); allowed: a free port, or 0 for any") from None
+        server = make_server(create_app(folder, record=args.record), args.port)
     count = len(ReplayShelf(folder).names())
     print(f"viewer on http://{HOST}:{server.port}/  ({count} replays in {folder}; Ctrl-C stops it)", flush=True)
     try:
