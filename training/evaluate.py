@@ -13,7 +13,9 @@ game and their success rate) and the openskill Plackett-Luce rating (mu, sigma, 
 ``agents.make`` for the game (``name`` or ``name:arg``; ``ppo:path/to/checkpoint.zip`` for a trained
 policy; ``py:module:Attribute`` or ``my_pkg.module:Attribute`` for your own agent); without ``--agents`` the
 league is ``random`` and the game's own heuristic agents. ``--processes N`` shares the games among N
-worker processes with the same results as one process.
+worker processes with the same results as one process. ``--record DIR`` writes every game as a replay
+file (docs/pictures.md): ``python -m training.replay FILE --gif OUT.gif`` draws one, ``python -m
+training.viewer --replays DIR`` steps through them in a browser.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ game's text view of your observation, ``GameSpec.observation_string``); the lega
 with numbers and their names (``GameSpec.action_names``); between your decisions a recap says what the
 other players did (``GameSpec.describe_move`` where the game has one, else the move's name). Type a
 move's number, its name (Keine Ahnung: ``REVEAL_2``, ``CALL``, ``PLACE_RED_5``) or ``q`` to quit.
+``--record DIR`` writes the game as a replay file when it ends (docs/pictures.md); ``python -m
+training.viewer`` plays the same games in a browser, with pictures.
 """
 
 from __future__ import annotations

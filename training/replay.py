@@ -10,7 +10,6 @@ shrinks the frames. See docs/pictures.md.
 
 from __future__ import annotations
 
-import sys
 from typing import Sequence
 
 from keine_ahnung_env.cli import Parser, UsageError, run_command, user_errors

@@ -23,7 +23,6 @@ import base64
 import dataclasses
 import itertools
 import secrets
-import sys
 import threading
 from pathlib import Path
 from typing import Any, Sequence

@@ -10,7 +10,7 @@ that their place in the hand tells nothing. ``reveal_all`` shows every card and 
 
 from __future__ import annotations
 
-from ...pictures import CARD_H, CARD_W, Card, Scene, spread, view_label
+from ...pictures import Card, Scene, spread, view_label
 from .kernels import LOC_DISCARD, LOC_TABLE
 
 WIDTH = 960

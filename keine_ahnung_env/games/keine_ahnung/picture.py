@@ -10,7 +10,7 @@ shows every card, the draw pile's next cards and every trophy.
 
 from __future__ import annotations
 
-from ...pictures import CARD_H, CARD_W, SMALL_H, SMALL_W, Card, Scene, spread, view_label
+from ...pictures import CARD_H, CARD_W, SMALL_W, Card, Scene, spread, view_label
 from .actions import Phase
 from .config import SLOTS
 from .core import LOC_ASIDE, LOC_PRIZE, KeineAhnungCore
