@@ -217,3 +217,20 @@ def test_frames_become_a_looping_gif(tmp_path):
         assert gif.n_frames == 5 and gif.size == (frames[0].shape[1], frames[0].shape[0])
     with pytest.raises(ValueError, match="no frames"):
         frames_to_gif([], tmp_path / "none.gif")
+
+
+def test_keine_ahnung_seen_cards_show_only_with_perfect_memory():
+    layouts = {}
+    for memory in ("perfect", "none"):
+        spec = registry.game_spec("keine_ahnung_v0", 3, memory=memory)
+        core = play_to(spec, 40, seed=6)
+        known = [int(c) for c in core.layout[0].reshape(-1) if c >= 0 and core.card_known[0, c]]
+        assert known, "the fixed deal has layout cards the table has seen"
+        layouts[memory] = [c for c in table_scene(spec, core, 0, 0, False).cards() if c["region"] == "layout"]
+        named = sorted(c["name"] for c in layouts[memory] if c["face_up"])
+        if memory == "perfect":
+            assert named == sorted(core.tables.card_name(c) for c in known)
+            assert all(c["mark"] == "known" for c in layouts[memory] if c["face_up"])
+        else:
+            assert named == []
+    assert len(layouts["perfect"]) == len(layouts["none"])  # the same places, the same deal
