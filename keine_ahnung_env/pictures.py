@@ -276,9 +276,6 @@ def _draw_card(image, draw, it: Item) -> None:
         draw.line((x + 6, y + h / 2, x + w - 7, y + h / 2), fill=ink, width=1)
     else:
         _centred(draw, x + w / 2, y + h * 0.42, card.label, big, ink)
-    if not small:
-        # The corner index stays readable where cards overlap (a fanned hand).
-        draw.text((x + 6, y + 5), card.label, font=font(11), fill=ink)
     if card.note:
         _centred(draw, x + w / 2, y + h * 0.72, card.note, 9 if small else 11, ink)
     if card.star:
@@ -290,13 +287,16 @@ def _draw_card(image, draw, it: Item) -> None:
             _star(draw, x + w / 2 - span / 2 + size + 1 + i * (2 * size + 2), y + h - 11, size, PALETTE["white"], ink)
     if card.symbol:
         _symbol(draw, card.symbol, x + w - 13, y + h - 13, 8 if small else 10, ink)
-    if it.mark == "known":
-        # Face down in the game, but the table has seen it: a band across the top says so.
-        draw.rectangle((x + 3, y + 3, x + w - 4, y + 12), fill=PALETTE["back"])
-        _centred(draw, x + w / 2, y + 8, "seen", 9, PALETTE["white"])
-    elif it.mark == "hidden":
-        draw.rectangle((x + 3, y + 3, x + w - 4, y + 12), fill=PALETTE["ink"])
-        _centred(draw, x + w / 2, y + 8, "hidden", 9, PALETTE["white"])
+    band = {"known": ("back", "seen"), "hidden": ("ink", "hidden")}.get(it.mark)
+    if band is not None:
+        # Face down in the game, but the table has seen it (or it is the owner's hidden card): a band
+        # across the top says so.
+        draw.rectangle((x + 3, y + 3, x + w - 4, y + 13), fill=PALETTE[band[0]])
+        _centred(draw, x + w / 2 + (4 if small else 6), y + 8, band[1], 9, PALETTE["white"])
+    if not small:
+        # The corner index stays readable where cards overlap (a fanned hand).
+        draw.text((x + 5, y + 3 if band else y + 5), card.label, font=font(10 if band else 11),
+                  fill=PALETTE["white"] if band else ink)
 
 
 def _upside_down(image, cx: float, cy: float, text: str, size: int, fill, background) -> None:
