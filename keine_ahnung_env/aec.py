@@ -17,6 +17,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .game_spec import RENDER_MODES, GameSpec, check_bool, check_render_mode
+from .pictures import Renderer, render_modes
 
 ILLEGAL_REWARD = -1
 """Reward of an agent whose illegal move ends the game under ``wrap_aec`` (PettingZoo's default)."""
@@ -46,10 +47,13 @@ class CoreAECEnv(AECEnv):
 
     Args:
       spec: the game variant.
-      render_mode: None, "ansi" (``render()`` returns the table as text) or "human" (prints it
-        after every step and on ``render()``).
+      render_mode: None, "ansi" (``render()`` returns the table as text), "rgb_array" (``render()``
+        returns it as a picture, ``[H, W, 3]`` uint8) or "human" (the picture in a window, shown after
+        every step and on ``render()``; needs a display and pygame, else ValueError here).
       render_reveal_all: show face-down cards, the draw pile and trophy values when rendering
         (for debugging; an agent's observation never shows them).
+      render_seat: whose point of view pictures take: None (default: what the whole table sees, no
+        seat's private cards) or a seat 0..P-1 (that seat's hand, hidden cards, own trophies...).
       normalize_obs: scale observations into [0, 1] (``observation / high``); default False keeps
         the core's raw counts, bounded by ``Box(0, high)``.
     """
@@ -57,10 +61,19 @@ class CoreAECEnv(AECEnv):
     metadata = {"render_modes": list(RENDER_MODES), "name": "core_aec", "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, spec: GameSpec, render_mode: str | None = None, render_reveal_all: bool = False,
-                 normalize_obs: bool = False):
+                 normalize_obs: bool = False, render_seat: int | None = None):
         super().__init__()
-        self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = check_render_mode(render_mode, RENDER_MODES)
+        # The modes this game offers (a game without pictures: text only), as checkers read them.
+        self.metadata = {**self.metadata, "render_modes": render_modes(spec)}
         self.render_reveal_all = check_bool("render_reveal_all", render_reveal_all)
+        if render_seat is not None and (isinstance(render_seat, (bool, np.bool_))
+                                        or not isinstance(render_seat, (int, np.integer))
+                                        or not 0 <= render_seat < spec.num_players):
+            raise ValueError(f"render_seat={render_seat!r}; allowed: None (the public table) or a seat "
+                             f"0..{spec.num_players - 1}")
+        self.render_seat = None if render_seat is None else int(render_seat)
+        self._renderer = Renderer(spec, self.render_mode, self.render_reveal_all)
         self.normalize_obs = check_bool("normalize_obs", normalize_obs)
         self.game = spec
         # Unseeded until reset(seed=...): a plain reset() deals a fresh random game.
@@ -95,6 +108,8 @@ class CoreAECEnv(AECEnv):
             self.core.seed(seed)
         self.core.reset_games(np.zeros(1, np.intp))
         self._start()
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s view of the table and its legal actions (zeros unless it is to act)."""
@@ -149,20 +164,18 @@ class CoreAECEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
-        """The table as text ("ansi"), printed ("human"); face-down cards show as ``??`` unless
-        the env was made with ``render_reveal_all=True``."""
+    def render(self) -> str | np.ndarray | None:
+        """The table as text ("ansi"; face-down cards show as ``??``), as a picture ("rgb_array",
+        ``[H, W, 3]`` uint8, from ``render_seat``'s point of view) or in a window ("human"); hidden
+        cards are shown only with ``render_reveal_all=True``."""
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        text = self.game.render(self.core, 0, self.render_reveal_all)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return self._renderer.render(self.core, self.render_seat)
 
     def close(self) -> None:
-        """Nothing to release (text rendering only)."""
+        """Closes the window of render mode "human", if one is open."""
+        self._renderer.close()
 
     def __getstate__(self) -> dict[str, Any]:
         """The whole state (see the class docstring)."""

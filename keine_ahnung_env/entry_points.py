@@ -67,8 +67,11 @@ def make_entry_points(name: str, module: str):
 
         Args:
           num_players: seats; agents are ``player_0 ... player_{num_players-1}`` (seat order).
-          render_mode: None, "ansi" (``render()`` returns text) or "human" (prints every move).
+          render_mode: None, "ansi" (``render()`` returns text), "rgb_array" (``render()`` returns a
+            picture, ``[H, W, 3]`` uint8) or "human" (the picture in a window after every move; needs a
+            display and pygame).
           render_reveal_all: render face-down cards and everything hidden (debugging).
+          render_seat: the seat whose point of view pictures take (None: the public table).
           normalize_obs: observations in [0, 1] instead of raw counts.
           **rules: the game's rules options (an unknown one raises ``ValueError`` naming the allowed).
         """
@@ -76,19 +79,23 @@ def make_entry_points(name: str, module: str):
         metadata = {"render_modes": list(RENDER_MODES), "name": name, "is_parallelizable": False, "render_fps": 1}
 
         def __init__(self, num_players: int = default, render_mode: str | None = None,
-                     render_reveal_all: bool = False, normalize_obs: bool = False, **rules: Any):
+                     render_reveal_all: bool = False, normalize_obs: bool = False, render_seat: int | None = None,
+                     **rules: Any):
             EzPickle.__init__(self, num_players=num_players, render_mode=render_mode,
-                              render_reveal_all=render_reveal_all, normalize_obs=normalize_obs, **rules)
+                              render_reveal_all=render_reveal_all, normalize_obs=normalize_obs,
+                              render_seat=render_seat, **rules)
             super().__init__(game_spec(num_players, **rules), render_mode=render_mode,
-                             render_reveal_all=render_reveal_all, normalize_obs=normalize_obs)
+                             render_reveal_all=render_reveal_all, normalize_obs=normalize_obs,
+                             render_seat=render_seat)
 
     def env(num_players: int = default, render_mode: str | None = None, render_reveal_all: bool = False,
-            normalize_obs: bool = False, **rules: Any):
+            normalize_obs: bool = False, render_seat: int | None = None, **rules: Any):
         """The PettingZoo AEC environment, wrapped the PettingZoo way: an illegal move ends the game with
         reward -1 for the mover (0 for the others), an out-of-range action fails an assertion, and calls
         out of order raise. Arguments as for ``raw_env``."""
         return wrap_aec(raw_env(num_players=num_players, render_mode=render_mode,
-                                render_reveal_all=render_reveal_all, normalize_obs=normalize_obs, **rules))
+                                render_reveal_all=render_reveal_all, normalize_obs=normalize_obs,
+                                render_seat=render_seat, **rules))
 
     def solo_env(opponents: Opponents, seat: int | str | None = None, num_players: int = default,
                  normalize_obs: bool = True, illegal_reward: float | None = -1.0, render_mode: str | None = None,

@@ -22,8 +22,9 @@ from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-RENDER_MODES = ("human", "ansi")
-"""Text rendering modes of every wrapper: "ansi" returns the table, "human" prints it."""
+RENDER_MODES = ("human", "ansi", "rgb_array")
+"""Rendering modes of every wrapper: "ansi" returns the table as text, "rgb_array" as a picture
+(``[H, W, 3]`` uint8, through ``GameSpec.scene``), "human" shows the picture in a window."""
 
 
 # ---------------------------------------------------------------------------------------------- the core
@@ -300,6 +301,10 @@ class GameSpec:
       search: optional :class:`SearchHooks` of a determinized roll-out planner (``training.search``).
       belief: optional :class:`BeliefHooks`: exact beliefs and a state sampler from one seat's
         observation (search agents, research); None where the game offers none.
+      scene: optional ``(core, game, seat | None, reveal_all) -> keine_ahnung_env.pictures.Scene``: the
+        table of one game laid out as a picture (the game's ``picture.py``) from ``seat``'s point of
+        view (None: what the whole table sees; ``reveal_all``: every card); :meth:`draw` draws it.
+        None: the game draws no pictures.
 
     A spec is immutable: ``copy``/``deepcopy`` return it unchanged. It pickles as its name, player
     count and rules and is rebuilt through the game registry, so environments holding one pickle.
@@ -331,6 +336,7 @@ class GameSpec:
     describe_move: Callable[[Any, int, int, int], Callable[[Any], str]] | None = None
     search: SearchHooks | None = None
     belief: BeliefHooks | None = None
+    scene: Callable[[Any, int, int | None, bool], Any] | None = None
 
     def __post_init__(self):
         if len(self.action_names) != self.num_actions:
@@ -374,6 +380,14 @@ class GameSpec:
     def legal_names(self, mask: np.ndarray) -> str:
         """The legal actions of one [A] mask as ``"id (NAME), ..."`` for error messages."""
         return ", ".join(f"{a} ({self.action_name(a)})" for a in np.flatnonzero(mask).tolist())
+
+    def draw(self, core: Any, game: int = 0, seat: int | None = None, reveal_all: bool = False) -> np.ndarray:
+        """Game ``game`` of ``core`` as an ``[H, W, 3]`` uint8 picture from ``seat``'s point of view
+        (None: the public table; ``reveal_all``: every card); ValueError where the game has no
+        :attr:`scene` or the point of view is bad."""
+        from .pictures import draw_table
+
+        return draw_table(self, core, game, seat, reveal_all)
 
     # ------------------------------------------------------------------ results
 

@@ -103,8 +103,10 @@ of every round. A game cut off at `max_turns` is truncated and its last step rew
 
 ### Rendering
 
-`render_mode="ansi"` returns the table as text, `"human"` prints it; hands and hidden cards show as
-counts unless `render_reveal_all=True` (debugging).
+`render_mode="ansi"` returns the table as text, `"rgb_array"` as a picture (`[H, W, 3]` uint8, from
+`render_seat`'s point of view; None: the public table), `"human"` shows the picture in a window (needs
+a display and pygame; docs/pictures.md); hands and hidden cards show as counts or card backs unless
+`render_reveal_all=True` (debugging).
 
 ### Version History
 

@@ -113,10 +113,12 @@ False for everybody in a truncated game).
 
 ### Rendering
 
-`render_mode="ansi"` returns the table as text, `"human"` prints it after every move. Face-down cards
-show as `??` (cards the table has seen, with `memory="perfect"`, in parentheses) and opponents'
-trophies as a count; `render_reveal_all=True` shows every card, the draw pile and the trophy values,
-for debugging only.
+`render_mode="ansi"` returns the table as text, `"rgb_array"` as a picture (`[H, W, 3]` uint8, from
+`render_seat`'s point of view; None: the public table), `"human"` shows the picture in a window after
+every move (needs a display and pygame; docs/pictures.md). Face-down cards show as `??` or card backs
+(cards the table has seen, with `memory="perfect"`, in parentheses or with a "seen" band) and
+opponents' trophies as a count; `render_reveal_all=True` shows every card, the draw pile and the
+trophy values, for debugging only.
 
 ### Single-agent and vectorized training
 

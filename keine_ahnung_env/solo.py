@@ -41,6 +41,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .game_spec import RENDER_MODES, GameSpec, check_bool, check_render_mode
+from .pictures import Renderer, render_modes
 
 SEAT_MODES = ("rotate", "random")
 MAX_REDEALS = 1000
@@ -399,17 +400,22 @@ class SoloEnv(gymnasium.Env):
       seat: None (a random seat each game, from the env's seeded ``np_random``), "rotate" or a seat.
       normalize_obs: scale observations into [0, 1].
       illegal_reward: reward of an illegal action (ends the episode); None raises ValueError.
-      render_mode: None, "ansi" or "human"; ``render_reveal_all`` shows every card (debugging).
+      render_mode: None, "ansi" (text), "rgb_array" (a picture from the learner's seat, ``[H, W, 3]``
+        uint8) or "human" (that picture in a window; needs a display and pygame, else ValueError);
+        ``render_reveal_all`` shows every card (debugging).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
     def __init__(self, spec: GameSpec, opponents, seat: int | str | None = None, normalize_obs: bool = True,
                  illegal_reward: float | None = -1.0, render_mode: str | None = None, render_reveal_all: bool = False):
-        self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = check_render_mode(render_mode, RENDER_MODES)
+        # The modes this game offers (a game without pictures: text only), as checkers read them.
+        self.metadata = {**self.metadata, "render_modes": render_modes(spec)}
         self.render_reveal_all = check_bool("render_reveal_all", render_reveal_all)
         self.normalize_obs = check_bool("normalize_obs", normalize_obs)
         self.game = spec
+        self._renderer = Renderer(spec, self.render_mode, self.render_reveal_all)
         self.games = LearnerGames(spec, 1, opponents, seat=seat, seed=None, illegal_reward=illegal_reward)
         self._scale = spec.observation_scale if normalize_obs else None
         high = np.ones(spec.observation_size, np.float32) if normalize_obs else spec.observation_high.astype(np.float32)
@@ -460,17 +466,14 @@ class SoloEnv(gymnasium.Env):
             return np.zeros(self.game.num_actions, bool)
         return self.games.action_masks()[0]
 
-    def render(self) -> str | None:
-        """The table as text ("ansi") or printed ("human"); face-down cards hidden unless
-        ``render_reveal_all``."""
+    def render(self) -> str | np.ndarray | None:
+        """The table as text ("ansi"), as a picture from the learner's seat ("rgb_array") or in a
+        window ("human"); face-down cards hidden unless ``render_reveal_all``."""
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        text = self.game.render(self.games.core, 0, self.render_reveal_all)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return self._renderer.render(self.games.core, int(self.games.learner_seat[0]))
 
     def close(self) -> None:
-        """Nothing to release."""
+        """Closes the window of render mode "human", if one is open."""
+        self._renderer.close()

@@ -990,7 +990,7 @@ def check_aec_bad_input(adapter: GameAdapter, variant: dict, seed: int = 0) -> N
         raw.step(0)
     raw.reset(seed=seed)
     assert raw.agents and raw.observe(raw.agent_selection)["action_mask"].any()
-    for bad in ("rgb_array", "ANSI", 1):
+    for bad in ("rgb", "ANSI", 1):
         with pytest.raises(ValueError, match=r"render_mode=.*allowed"):
             adapter.raw_env(variant, render_mode=bad)
         with pytest.raises(ValueError, match=r"render_mode=.*allowed"):

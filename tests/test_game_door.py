@@ -320,8 +320,10 @@ def test_pettingzoo_seed(game, players):
 
 @pytest.mark.parametrize("game,players", VARIANTS)
 @pytest.mark.filterwarnings("error")
-def test_gymnasium_check_env_on_solo_env(game, players):
-    # Made through gymnasium.make so that check_env also exercises every declared render mode.
+def test_gymnasium_check_env_on_solo_env(game, players, monkeypatch):
+    # Made through gymnasium.make so that check_env also exercises every declared render mode ("human"
+    # with SDL's dummy video driver: a window without a screen).
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
     made = gymnasium.make(gymnasium_solo_id(game), opponents=random_agents(players - 1), num_players=players)
     check_env(made.unwrapped)
     solo = registry.entry_points(game).solo_env(random_agents(players - 1), num_players=players, normalize_obs=False)

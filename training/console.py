@@ -23,6 +23,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("training.evaluate", "seat-rotated tournament of agents: win rates, intervals, ratings"),
     "benchmark_agents": ("training.benchmark_agents", "your agent on the standard protocol; --compare: a leaderboard"),
     "play": ("training.play", "play a game yourself in the terminal against bots"),
+    "replay": ("training.replay", "check a recorded game and turn it into an animated GIF"),
+    "viewer": ("training.viewer", "browser viewer: step through replays, play against bots"),
     "search": ("training.search", "determinized roll-out planner against copies of a heuristic"),
     "benchmark": ("keine_ahnung_env.benchmark", "speed of the batched engine, its wrappers and peer environments"),
     "demo": ("keine_ahnung_env.demo", "a random game printed turn by turn"),

@@ -13,7 +13,9 @@ game and their success rate) and the openskill Plackett-Luce rating (mu, sigma, 
 ``agents.make`` for the game (``name`` or ``name:arg``; ``ppo:path/to/checkpoint.zip`` for a trained
 policy; ``py:module:Attribute`` or ``my_pkg.module:Attribute`` for your own agent); without ``--agents`` the
 league is ``random`` and the game's own heuristic agents. ``--processes N`` shares the games among N
-worker processes with the same results as one process.
+worker processes with the same results as one process. ``--record DIR`` writes every game as a replay
+file (docs/pictures.md): ``python -m training.replay FILE --gif OUT.gif`` draws one, ``python -m
+training.viewer --replays DIR`` steps through them in a browser.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from keine_ahnung_env.cli import add_agents, add_env, add_games, add_json, add_p
 
 from .cli import (Parser, check_env, check_json_path, check_players, check_positive, check_seed, check_variant,
                   make_agent, run_command, split_specs, user_errors)
+from keine_ahnung_env.replay import check_record_dir
+
 from .tournament import DEFAULT_ENV, TournamentResult, play_tournament, unique_names
 
 
@@ -55,6 +59,9 @@ def build_parser() -> Parser:
     add_json(parser, help="write the results as JSON here")
     parser.add_argument("--plot", default=None, metavar="PATH", help="write a PNG chart of the results here")
     parser.add_argument("--markdown", action="store_true", help="print the table in Markdown")
+    parser.add_argument("--record", default=None, metavar="DIR",
+                        help="write every game as a replay file (JSON: seed, actions, agents) into this folder; "
+                             "see docs/pictures.md")
     add_progress(parser)
     return parser
 
@@ -78,6 +85,7 @@ def run(argv: Sequence[str] | None = None) -> TournamentResult:
         spec, rules = check_variant(game, players, args.rules)
         check_json_path(args.json)
         check_json_path(args.plot, "--plot")
+        record_dir = check_record_dir(args.record)
         if args.agents is None:
             args.agents = ",".join(["random", *spec.agents])
         specs = split_specs("--agents", args.agents,
@@ -88,7 +96,8 @@ def run(argv: Sequence[str] | None = None) -> TournamentResult:
                  for i, agent_spec in enumerate(specs)]
     names = unique_names(specs)
     result = play_tournament(built, num_players=players, games=games, seed=seed, env=args.env,
-                             batch_size=batch_size, progress=args.progress, names=names, processes=processes, **rules)
+                             batch_size=batch_size, progress=args.progress, names=names, processes=processes,
+                             record=record_dir is not None, **rules)
     print(f"{args.env}, {players} players, {result.games} games ({result.deals} deals x {len(result.lineups)} "
           f"seatings), seed {seed}, mean {result.mean_turns:.1f} turns, {result.truncated} truncated")
     print(result.markdown() if args.markdown else result.table())
@@ -99,7 +108,34 @@ def run(argv: Sequence[str] | None = None) -> TournamentResult:
         print(f"wrote {path}")
     if args.plot:
         print(f"wrote {plot(result, args.plot)}")
+    if record_dir is not None:
+        command = "python -m training.evaluate " + " ".join(sys.argv[1:] if argv is None else argv)
+        count = write_replays(result, names, spec, record_dir, command)
+        print(f"wrote {count} replays to {record_dir}")
     return result
+
+
+def write_replays(result: TournamentResult, names: Sequence[str], spec, folder: Path, note: str = "") -> int:
+    """Writes every game of a tournament played with ``record=True`` as a replay file in ``folder``
+    (``<env>_<P>p_seed<seed>_deal<d>_lineup<l>.json``); returns the count. ``spec`` is the variant
+    played. Each replay names the agents in seat order and is checked to replay exactly before it is
+    written."""
+    from keine_ahnung_env.replay import Replay
+
+    rules = {k: v for k, v in spec.rules.items() if k != "num_players"}
+    for g, actions in enumerate(result.game_actions):
+        lineup = result.lineups[int(result.game_lineup[g])]
+        replay = Replay(env=spec.name, version=int(spec.version), num_players=spec.num_players, rules=rules,
+                        seed=int(result.seed), game_id=int(result.game_deal[g]),
+                        agents=tuple(names[a] for a in lineup), actions=tuple(int(a) for a in actions), note=note)
+        core = replay.core_at(len(replay.actions))  # the engine replays it; its end is what the file records
+        replay = Replay.record(spec, core, 0, replay.seed, replay.game_id, replay.agents, replay.actions, note)
+        if tuple(int(s) for s in result.game_scores[g]) != replay.scores:
+            raise RuntimeError(f"game {g} replays to scores {replay.scores}, the tournament saw "
+                               f"{result.game_scores[g].tolist()}")
+        replay.save(folder / f"{spec.name}_{spec.num_players}p_seed{result.seed}_deal{int(result.game_deal[g]):06d}"
+                              f"_lineup{int(result.game_lineup[g]):03d}.json")
+    return len(result.game_actions)
 
 
 def plot(result: TournamentResult, path: str | Path) -> Path:

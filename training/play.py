@@ -5,6 +5,8 @@ game's text view of your observation, ``GameSpec.observation_string``); the lega
 with numbers and their names (``GameSpec.action_names``); between your decisions a recap says what the
 other players did (``GameSpec.describe_move`` where the game has one, else the move's name). Type a
 move's number, its name (Keine Ahnung: ``REVEAL_2``, ``CALL``, ``PLACE_RED_5``) or ``q`` to quit.
+``--record DIR`` writes the game as a replay file when it ends (docs/pictures.md); ``python -m
+training.viewer`` plays the same games in a browser, with pictures.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ class Args:
     """the deal (an integer 0 to 2**32 - 1)"""
     rules: list[str] = dataclasses.field(default_factory=list)
     """rules options as key=value (e.g. memory=none)"""
+    record: str = ""
+    """a folder: write the game as a replay file there when it ends (docs/pictures.md)"""
 
 
 def describe_move(spec, core, seat: int, action: int) -> Callable[[Any], str]:
@@ -81,9 +85,22 @@ def play(args: Args, read: Callable[[], str] = input, out: TextIO = sys.stdout) 
     """Runs one game; ``read`` supplies the human's lines (``input`` by default); returns the result."""
     from keine_ahnung_env.vector import VectorEnv
 
+    from keine_ahnung_env.replay import Replay, check_record_dir
+
     with user_errors():
         spec, _, bots = check_args(args)
+        record_dir = check_record_dir(args.record)
     env = VectorEnv(spec, 1, args.seed, autoreset=False)
+    played: list[int] = []
+
+    def record(note: str) -> None:
+        if record_dir is None:
+            return
+        names = [bots[s][0] if s in bots else "you" for s in range(spec.num_players)]
+        replay = Replay.record(spec, core, 0, args.seed, 0, names, played, note=note)
+        path = replay.save(record_dir / replay.file_name())
+        print(f"Replay written to {path}", file=out)
+
     core = env.core
     print(f"{spec.title or spec.name}, {spec.num_players} players. You are seat {args.seat}; "
           + ", ".join(f"seat {s}: {agent_spec}" for s, (agent_spec, _) in sorted(bots.items())) + ".", file=out)
@@ -97,6 +114,7 @@ def play(args: Args, read: Callable[[], str] = input, out: TextIO = sys.stdout) 
             action = int(bot.act(result.observation, result.action_mask)[0])
             seen = describe_move(spec, core, seat, action)
             result = env.step(np.array([action]))
+            played.append(action)
             recap.append(f"  seat {seat} ({agent_spec}): {seen(core)}")
             continue
         if recap:
@@ -110,9 +128,11 @@ def play(args: Args, read: Callable[[], str] = input, out: TextIO = sys.stdout) 
                 line = read().strip()
             except EOFError:
                 print("\nInput ended; leaving the game.", file=out)
+                record("python -m training.play (left before the end)")
                 return {"quit": True, "scores": core.scores[0].tolist()}
             if line.lower() in ("q", "quit", "exit"):
                 print("You left the game.", file=out)
+                record("python -m training.play (left before the end)")
                 return {"quit": True, "scores": core.scores[0].tolist()}
             choice = _parse_choice(line, legal, by_name)
             if choice is not None:
@@ -120,6 +140,7 @@ def play(args: Args, read: Callable[[], str] = input, out: TextIO = sys.stdout) 
             print(f"'{line}' is not one of your moves; type a number 0-{len(legal) - 1} or a move name.", file=out)
         seen = describe_move(spec, core, args.seat, choice)
         result = env.step(np.array([choice]))
+        played.append(choice)
         print(f"You: {seen(core)}", file=out)
     if recap:
         print("\nSince your last move:\n" + "\n".join(recap), file=out)
@@ -128,6 +149,7 @@ def play(args: Args, read: Callable[[], str] = input, out: TextIO = sys.stdout) 
     print("\nGame over. Scores: " + ", ".join(f"seat {s}{' (you)' if s == args.seat else ''}: {v}"
                                               for s, v in enumerate(scores)), file=out)
     print("You win!" if won else "You did not win this time.", file=out)
+    record("python -m training.play")
     return {"quit": False, "scores": scores, "won": bool(won)}
 
 

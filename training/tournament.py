@@ -164,6 +164,9 @@ class TournamentResult:
     """[games] turns played."""
     game_ranks: np.ndarray | None = None
     """[games, P] final rank per seat (1 = best; tied seats share the better rank)."""
+    game_actions: list[np.ndarray] | None = None
+    """per game, every action in order (only with ``record=True``): with the deal's seed and game id
+    (``seed``, ``game_deal``) they replay the game exactly (``keine_ahnung_env.replay``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready description of the tournament and its results."""
@@ -235,7 +238,7 @@ def _game(env: Any) -> registry.GameEntry:
 def play_tournament(agents: Sequence[Any], num_players: int = 4, games: int = 2000, seed: int = 0,
                     env: str = DEFAULT_ENV, batch_size: int = 1024, progress: bool = False,
                     names: Sequence[str] | None = None, rating_passes: int = 8, processes: int = 1,
-                    **rules: Any) -> TournamentResult:
+                    record: bool = False, **rules: Any) -> TournamentResult:
     """Plays a seat-rotated tournament between ``agents`` (objects with ``act(obs, mask)``).
 
     ``env`` is any registered game; ``games`` is rounded up to a whole number of deals (one deal per
@@ -246,7 +249,8 @@ def play_tournament(agents: Sequence[Any], num_players: int = 4, games: int = 20
     the agents are pickled to them) and the results merged exactly as one run gives them (see the
     module docstring); more processes than batches are not started. Raises ValueError for a bad env,
     player count, game count, batch size, process count or rules option, and for agents that cannot
-    be pickled when ``processes > 1``.
+    be pickled when ``processes > 1``. ``record``: keep every game's actions (``game_actions``) so
+    that the games can be written as replays.
     """
     entry = _game(env)
     P = registry.check_players(entry, num_players)
@@ -280,11 +284,12 @@ def play_tournament(agents: Sequence[Any], num_players: int = 4, games: int = 20
         batches = []
         for number, seat_agents, deal_ids in tasks:
             _reseed_agents(agents, seed, number)
-            batches.append(_play_batch(spec, agents, seat_agents, seed, deal_ids, bar))
+            batches.append(_play_batch(spec, agents, seat_agents, seed, deal_ids, bar, record))
     else:
-        batches = _play_in_processes(workers, entry, P, rules, agents, names, seed, tasks, bar)
+        batches = _play_in_processes(workers, entry, P, rules, agents, names, seed, tasks, bar, record)
     if bar is not None:
         bar.close()
+    game_actions = [actions for b in batches for actions in b.pop("actions")] if record else None
     played = {key: np.concatenate([b[key] for b in batches]) for key in batches[0]}
 
     stats = spec.episode_stats
@@ -311,7 +316,7 @@ def play_tournament(agents: Sequence[Any], num_players: int = 4, games: int = 20
                             rules=_report_rules(entry, spec), agents=results,
                             truncated=int(played["truncated"].sum()), mean_turns=float(played["turns"].mean()),
                             game_deal=deal_of, game_lineup=lineup_of, game_scores=played["scores"],
-                            game_turns=played["turns"], game_ranks=ranks)
+                            game_turns=played["turns"], game_ranks=ranks, game_actions=game_actions)
 
 
 def batch_seed(seed: int, batch: int, agent: int) -> int:
@@ -343,16 +348,16 @@ def _worker_start(entry: registry.GameEntry, num_players: int, rules: dict[str, 
     _WORKER["agents"] = pickle.loads(payload)
 
 
-def _worker_batch(task: tuple[int, np.ndarray, np.ndarray, int]) -> dict[str, np.ndarray]:
-    number, seat_agents, deal_ids, seed = task
+def _worker_batch(task: tuple[int, np.ndarray, np.ndarray, int, bool]) -> dict[str, np.ndarray]:
+    number, seat_agents, deal_ids, seed, record = task
     agents = _WORKER["agents"]
     _reseed_agents(agents, seed, number)
-    return _play_batch(_WORKER["spec"], agents, seat_agents, seed, deal_ids, None)
+    return _play_batch(_WORKER["spec"], agents, seat_agents, seed, deal_ids, None, record)
 
 
 def _play_in_processes(workers: int, entry: registry.GameEntry, num_players: int, rules: dict[str, Any],
-                       agents: Sequence[Any], names: Sequence[str], seed: int, tasks: list, bar
-                       ) -> list[dict[str, np.ndarray]]:
+                       agents: Sequence[Any], names: Sequence[str], seed: int, tasks: list, bar,
+                       record: bool = False) -> list[dict[str, np.ndarray]]:
     """Plays the batches in ``workers`` spawned processes; returns their results in batch order."""
     import multiprocessing
 
@@ -375,7 +380,7 @@ def _play_in_processes(workers: int, entry: registry.GameEntry, num_players: int
     context = multiprocessing.get_context("spawn")
     out = []
     with context.Pool(workers, initializer=_worker_start, initargs=(entry, num_players, dict(rules), payload)) as pool:
-        for result in pool.imap(_worker_batch, [(n, s, d, int(seed)) for n, s, d in tasks]):
+        for result in pool.imap(_worker_batch, [(n, s, d, int(seed), record) for n, s, d in tasks]):
             out.append(result)
             if bar is not None:
                 bar.update(len(result["turns"]))
@@ -435,10 +440,11 @@ def _report_rules(entry: registry.GameEntry, spec: GameSpec) -> dict[str, Any]:
 
 
 def _play_batch(spec: GameSpec, agents: Sequence[Any], seat_agents: np.ndarray, seed: int, deal_ids: np.ndarray,
-                bar) -> dict[str, np.ndarray]:
+                bar, record: bool = False) -> dict[str, np.ndarray]:
     """Plays one batch of games (game i dealt as deal ``deal_ids[i]``, seats filled by ``seat_agents[i]``)
     to the end; returns their final scores, standings, win shares, the game's own statistics per seat
-    (``counts`` [B, P, counters], ``finals`` [B, P, finals]), truncation flags and turns."""
+    (``counts`` [B, P, counters], ``finals`` [B, P, finals]), truncation flags and turns; with
+    ``record``, also ``actions``: a list of each game's actions in order."""
     B, P = len(deal_ids), spec.num_players
     core = spec.make_core(B, 0)
     # Common random deals: row i takes the random stream of its deal, whatever its line-up, so every
@@ -449,6 +455,7 @@ def _play_batch(spec: GameSpec, agents: Sequence[Any], seat_agents: np.ndarray, 
     counts = np.zeros((B, P, len(stats.counters) if stats is not None else 0), np.int64)
     rows = np.arange(B)
     done = np.array(core.done, bool, copy=True)
+    log: list[tuple[np.ndarray, np.ndarray]] = []
     while not done.all():
         # The core is stepped directly (not a vector env): the env would build every seat's final
         # observation of each game that ends, which a tournament never reads.
@@ -468,6 +475,8 @@ def _play_batch(spec: GameSpec, agents: Sequence[Any], seat_agents: np.ndarray, 
                                  "[B]); a one-observation-at-a-time agent is wrapped with agents.batched(...)")
             actions[r] = chosen
         token = stats.before_step(core, actions, live) if stats is not None else None
+        if record:
+            log.append((actions.copy(), live.copy()))
         core.step(actions, active=live)
         if stats is not None:
             counts += stats.after_step(core, token)
@@ -479,6 +488,11 @@ def _play_batch(spec: GameSpec, agents: Sequence[Any], seat_agents: np.ndarray, 
         finals = np.asarray(stats.final(core))
     else:
         finals = np.zeros((B, P, 0), np.int64)
-    return {"scores": np.array(core.scores, np.int64), "standings": np.asarray(spec.standings(core)),
+    out = {"scores": np.array(core.scores, np.int64), "standings": np.asarray(spec.standings(core)),
             "shares": np.asarray(spec.win_shares(core), np.float64), "counts": counts, "finals": finals,
             "truncated": np.array(core.truncated, bool, copy=True), "turns": np.array(core.turn, copy=True)}
+    if record:
+        acted = np.array([a for a, _ in log], np.int64).reshape(len(log), B)
+        lived = np.array([m for _, m in log], bool).reshape(len(log), B)
+        out["actions"] = [acted[lived[:, b], b] for b in range(B)]
+    return out

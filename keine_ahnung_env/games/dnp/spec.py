@@ -12,6 +12,7 @@ from .belief import DnpBelief
 from .config import MAX_PLAYERS, MIN_PLAYERS, Rules
 from .core import DnpCore
 from .observation import OBSERVATION_VERSION, ObservationLayout, observation_string
+from .picture import table_scene
 from .render import describe_move, render_table
 
 NAME = "dnp_v0"
@@ -69,4 +70,4 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
         observation_string=lambda obs: observation_string(np.asarray(obs, np.float32), layout, tables),
         rules=variant.options(), policy_neutral_rules=("reward", "max_turns"), episode_stats=EPISODE_STATS,
         agents=AGENTS, default_opponent="tactician", describe_move=describe_move,
-        belief=DnpBelief(variant))
+        belief=DnpBelief(variant), scene=table_scene)

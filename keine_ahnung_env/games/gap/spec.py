@@ -21,6 +21,7 @@ from .core import GapCore
 from .deck import CARD_COLOUR, CARD_NUMBER
 from .observation import OBSERVATION_VERSION, ObservationLayout, observation_string
 from .privileged import privileged_features, privileged_size
+from .picture import table_scene
 from .render import describe_move, render_table
 from .scoring import standings
 
@@ -108,4 +109,5 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
         default_opponent="gap_hunter",
         describe_move=describe_move,
         belief=GapBelief(variant),
+        scene=table_scene,
     )

@@ -17,6 +17,7 @@ from ...game_spec import AgentInfo, EpisodeStats, GameSpec, StatColumn
 from .actions import ACTION_CALL, NUM_ACTIONS, action_name
 from .config import MAX_PLAYERS, MIN_PLAYERS, Rules
 from .core import KeineAhnungCore
+from .picture import table_scene
 from .observation import OBSERVATION_VERSION, ObservationLayout, observation_string
 from .privileged import privileged_features, privileged_size
 from .render import describe_move, render_table
@@ -107,4 +108,5 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
         default_opponent="greedy",
         describe_move=describe_move,
         search=SEARCH,
+        scene=table_scene,
     )
