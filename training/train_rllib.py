@@ -31,8 +31,6 @@ import os
 import time
 from pathlib import Path
 
-import numpy as np
-
 from .cli import (UsageError, check_env, check_int, check_number, check_players, check_positive, check_seed,
                   check_variant, make_agent, parse_dataclass, parse_rules, run_command, usage_error, user_errors)
 
@@ -162,46 +160,21 @@ def split(specs: str) -> list[str]:
     return list(dict.fromkeys(s.strip() for s in specs.split(",") if s.strip()))
 
 
-def main(argv: list[str] | None = None) -> dict:
-    """Runs one training as ``Args`` says; returns a summary (paths and final figures)."""
-    args = parse_dataclass(Args, argv, prog=PROG, examples=EXAMPLES)
-    return train(args)
-
-
-def train(args: Args) -> dict:
-    """Trains, evaluates, checkpoints, exports and plays the final tournament (module docstring)."""
-    from .train import default_opponents, final_tournament, plot_curve
-
-    with user_errors():
-        spec = check_args(args)
-        opponents = split(args.opponents)
-        baselines = split(args.baselines) or opponents or split(default_opponents(spec))
-        # Every spec is built once here, so a typo is the user's error before Ray starts.
-        for flag, specs in (("--opponents", opponents), ("--baselines", baselines)):
-            for s in specs:
-                make_agent(flag, s, game=args.env, seed=args.seed)
-    try:
-        import ray
-        from ray.rllib.algorithms.ppo import PPOConfig
-        from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-        from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    except ImportError:
-        raise UsageError(RAY_MISSING) from None
-    import torch
-
-    from agents.rllib import RLlibAgent, RLlibPolicyInfo, load_export, write_export
+def build_algorithm(args: Args, spec, opponents: list[str]):
+    """Joins the cluster of ``--address`` or starts a local Ray instance (unless one is running), and
+    builds RLlib's PPO for the checked ``args`` (see the module docstring): the batched env runners, the
+    masked learner module, the opponents as fixed modules. Returns the ``Algorithm``."""
+    import ray
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from . import rllib_env
-    from .tournament import play_tournament
 
-    torch.set_num_threads(args.torch_threads)
-    rules = parse_rules(args.rules)
     players = spec.num_players
+    rules = parse_rules(args.rules)
     features = args.features or spec.default_features
     hidden = net_arch(args.net_arch)
-    run_dir = Path(args.out_dir) / (args.run_name or f"{args.env}_{players}p_rllib_seed{args.seed}")
-    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
-
     if not ray.is_initialized():
         if args.address:
             ray.init(address=args.address, log_to_driver=False)
@@ -235,7 +208,48 @@ def train(args: Args) -> dict:
         .callbacks(rllib_env.LearnerStats)
         .debugging(seed=args.seed, log_level="ERROR")
     )
-    algo = config.build_algo()
+    return config.build_algo()
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Runs one training as ``Args`` says; returns a summary (paths and final figures)."""
+    args = parse_dataclass(Args, argv, prog=PROG, examples=EXAMPLES)
+    return train(args)
+
+
+def train(args: Args) -> dict:
+    """Trains, evaluates, checkpoints, exports and plays the final tournament (module docstring)."""
+    from .train import default_opponents, final_tournament, plot_curve
+
+    with user_errors():
+        spec = check_args(args)
+        opponents = split(args.opponents)
+        baselines = split(args.baselines) or opponents or split(default_opponents(spec))
+        # Every spec is built once here, so a typo is the user's error before Ray starts.
+        for flag, specs in (("--opponents", opponents), ("--baselines", baselines)):
+            for s in specs:
+                make_agent(flag, s, game=args.env, seed=args.seed)
+    try:
+        import ray
+        import ray.rllib  # noqa: F401
+    except ImportError:
+        raise UsageError(RAY_MISSING) from None
+    import torch
+
+    from agents.rllib import RLlibAgent, RLlibPolicyInfo, load_export, write_export
+
+    from . import rllib_env
+    from .tournament import play_tournament
+
+    torch.set_num_threads(args.torch_threads)
+    rules = parse_rules(args.rules)
+    players = spec.num_players
+    features = args.features or spec.default_features
+    hidden = net_arch(args.net_arch)
+    run_dir = Path(args.out_dir) / (args.run_name or f"{args.env}_{players}p_rllib_seed{args.seed}")
+    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+
+    algo = build_algorithm(args, spec, opponents)
     info = RLlibPolicyInfo(game=spec.name, num_players=players, rules=spec.rules,
                            observation_version=spec.observation_version, observation_size=spec.observation_size,
                            num_actions=spec.num_actions, features=features, net_arch=tuple(hidden),
@@ -264,14 +278,12 @@ def train(args: Args) -> dict:
     curve: list[dict] = []
     learner_steps = env_steps = iteration = 0
     start = time.time()
-    sample_seconds = 0.0
     while learner_steps < args.total_timesteps:
         result = algo.train()
         iteration += 1
         runners = result.get("env_runners", {})
         learner_steps = int(runners.get("num_module_steps_sampled_lifetime", {}).get(rllib_env.LEARNER, learner_steps))
         env_steps = int(result.get("num_env_steps_sampled_lifetime", env_steps))
-        sample_seconds += float(result.get("timers", {}).get("env_runner_sampling_timer", 0.0))
         elapsed = time.time() - start
         win = runners.get("learner_win_share", float("nan"))
         figures = {"learner_decisions": learner_steps, "env_steps": env_steps,
@@ -328,7 +340,7 @@ def train(args: Args) -> dict:
     print(f"tensorboard:    tensorboard --logdir {run_dir / 'tensorboard'}")
     return {"run_dir": str(run_dir), "export": str(final_path), "tournament": summary, "timesteps": learner_steps,
             "env_steps": env_steps, "seconds": train_seconds, "iterations": iteration,
-            "sampling_seconds": sample_seconds, "learning_curve": str(curve_path)}
+            "learning_curve": str(curve_path)}
 
 
 if __name__ == "__main__":
