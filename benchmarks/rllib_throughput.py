@@ -80,11 +80,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default="", help="also write the figures here")
     args = parser.parse_args()
+    from training.train_rllib import keep_ray_on_loopback
+
+    keep_ray_on_loopback()
     import ray
 
     counts = [int(k) for k in args.runners.split(",")]
-    ray.init(num_cpus=args.num_cpus or max(counts) + 1, include_dashboard=False, log_to_driver=False,
-             configure_logging=False)
+    from training.rllib_env import start_local_ray
+
+    start_local_ray(args.num_cpus or max(counts) + 1)
     rows = []
     print(f"{args.env}, {args.players} players, {'self-play' if not args.opponents else 'vs ' + args.opponents}, "
           f"{args.envs_per_runner} games per runner; {os.cpu_count()} CPUs, load average "

@@ -180,6 +180,9 @@ def test_the_command_refuses_bad_arguments_before_starting_ray():
 def ray_session():
     """A local Ray instance with 2 CPUs for this module's training runs; skipped (or, with
     KEINE_AHNUNG_REQUIRE_RLLIB=1, failed) where Ray RLlib is not installed."""
+    from training.train_rllib import keep_ray_on_loopback
+
+    keep_ray_on_loopback()
     try:
         import ray
         import ray.rllib  # noqa: F401
@@ -189,7 +192,9 @@ def ray_session():
         if os.environ.get(REQUIRE) == "1":
             pytest.fail(f"{REQUIRE}=1 but {message}")
         pytest.skip(message)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    from training.rllib_env import start_local_ray
+
+    start_local_ray(num_cpus=2)
     yield ray
     ray.shutdown()
 

@@ -32,7 +32,7 @@ import gymnasium as gym
 import numpy as np
 
 try:
-    import ray  # noqa: F401
+    import ray
     from ray.rllib.callbacks.callbacks import RLlibCallback
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
@@ -232,6 +232,13 @@ class BatchedEnvRunner(MultiAgentEnvRunner):
         self.env = CoreVectorMultiAgentEnv(config, self.config.num_envs_per_env_runner, seed=seed)
         self.num_envs = self.env.num_envs
         self._needs_initial_reset = True
+
+
+def start_local_ray(num_cpus: int | None = None) -> None:
+    """Starts a local Ray instance of ``num_cpus`` CPUs (None: all) for this process, without dashboard.
+    It binds to the loopback interface only where ``training.train_rllib.keep_ray_on_loopback`` ran
+    before Ray was imported (else Ray binds the machine's network address, as for a cluster)."""
+    ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
 
 
 def register() -> None:

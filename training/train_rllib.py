@@ -117,6 +117,18 @@ class Args:
     """print a line per iteration and show the tournaments' progress bars"""
 
 
+LOOPBACK_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+"""Ray's switch for cluster networking, read once when Ray is imported: "0" makes every process of a Ray
+instance started here listen and talk on 127.0.0.1 only (Ray otherwise binds the machine's network
+address even for a local instance, so that other nodes could join)."""
+
+
+def keep_ray_on_loopback() -> None:
+    """Makes a local Ray instance this process starts stay on the loopback interface (its workers inherit
+    the setting). Call it before Ray is imported; a run that joins a cluster (``--address``) must not."""
+    os.environ.setdefault(LOOPBACK_SWITCH, "0")
+
+
 def check_args(args: Args):
     """Raises a ``UsageError`` naming the first bad argument; returns the variant's ``GameSpec``.
     Imports nothing heavy (Ray is imported after the arguments are checked)."""
@@ -179,8 +191,7 @@ def build_algorithm(args: Args, spec, opponents: list[str]):
         if args.address:
             ray.init(address=args.address, log_to_driver=False)
         else:
-            ray.init(num_cpus=args.num_cpus or None, include_dashboard=False, log_to_driver=False,
-                     configure_logging=False)
+            rllib_env.start_local_ray(args.num_cpus or None)
     rllib_env.register()
     env_config = {"game": args.env, "num_players": players, "rules": rules, "features": features,
                   "include_raw": bool(opponents), "seed": args.seed}
@@ -229,6 +240,8 @@ def train(args: Args) -> dict:
         for flag, specs in (("--opponents", opponents), ("--baselines", baselines)):
             for s in specs:
                 make_agent(flag, s, game=args.env, seed=args.seed)
+    if not args.address:
+        keep_ray_on_loopback()
     try:
         import ray
         import ray.rllib  # noqa: F401
