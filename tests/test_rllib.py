@@ -13,6 +13,7 @@ import dataclasses
 import json
 import os
 import pickle
+import re
 from pathlib import Path
 
 import numpy as np
@@ -168,9 +169,33 @@ def test_the_command_refuses_bad_arguments_before_starting_ray():
     for argv, message in ((["--env", "chess_v0"], "chess_v0"), (["--players", "9"], "--players"),
                           (["--opponents", "nobody"], "--opponents"), (["--net-arch", "0"], "--net-arch"),
                           (["--minibatch-size", "9000"], "--minibatch-size"), (["--features", "x"], "--features"),
-                          (["--num-env-runners", "-1"], "--num-env-runners")):
+                          (["--num-env-runners", "-1"], "--num-env-runners"),
+                          (["--num-env-runners", "2", "--num-learners", "1", "--num-cpus", "2"], "need 3 CPUs")):
         with pytest.raises(UsageError, match=message):
             train_rllib.main(argv + ["--no-progress"])
+
+
+def _ray_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("ray") is not None
+
+
+def test_the_command_answers_a_mistake_and_a_missing_ray_in_one_line():
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    runs = [(["--env", "chess"], r"^error: --env 'chess'")]
+    if not _ray_installed():  # the main environment: valid arguments, then the missing extra is named
+        runs.append((["--players", "3"], r"^error: Ray RLlib is not installed; it is an optional extra: "
+                                         r"pip install -e '\.\[rllib\]'"))
+    for argv, message in runs:
+        done = subprocess.run([sys.executable, "-m", "training.train_rllib", *argv], capture_output=True, text=True,
+                              timeout=300, cwd=root, env={**os.environ, "PYTHONPATH": str(root)})
+        assert done.returncode == 2 and done.stdout == "", (done.returncode, done.stdout, done.stderr)
+        lines = done.stderr.splitlines()
+        assert len(lines) == 1 and re.search(message, lines[0]), done.stderr
 
 
 # ------------------------------------------------------------------ on Ray RLlib

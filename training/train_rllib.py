@@ -155,6 +155,12 @@ def check_args(args: Args):
     spec, _ = check_variant(entry, players, args.rules)
     if args.features and args.features not in spec.feature_names:
         raise usage_error("--features", args.features, ", ".join(spec.feature_names), args.env)
+    cpus = args.num_cpus or os.cpu_count() or 1
+    if not args.address and args.num_env_runners + args.num_learners > cpus:
+        # Each remote runner and learner reserves a CPU: Ray would wait for them forever.
+        raise UsageError(f"--num-env-runners {args.num_env_runners} and --num-learners {args.num_learners} need "
+                         f"{args.num_env_runners + args.num_learners} CPUs; the local Ray instance has {cpus} "
+                         "(--num-cpus); allowed: at most that many together, or a cluster (--address)")
     return spec
 
 
