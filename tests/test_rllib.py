@@ -303,3 +303,18 @@ def test_self_play_on_a_remote_env_runner(ray_session, tmp_path):
     # Self-play: every decision is the shared policy's.
     assert summary["timesteps"] == summary["env_steps"] >= 512
     assert set(summary["tournament"]) == {"random"}
+
+
+def test_seat_mapping_puts_one_learner_at_every_table(ray_session):
+    from training.rllib_env import LEARNER, SeatMapping
+
+    assert SeatMapping(4, 0).lineup("any") == [LEARNER] * 4  # self-play: one shared policy at every seat
+    mapping = SeatMapping(4, 2)
+    seats, opponents = np.zeros(4), set()
+    for k in range(400):
+        lineup = mapping.lineup(f"episode{k}")
+        assert lineup.count(LEARNER) == 1 and lineup == mapping.lineup(f"episode{k}")  # every seat agrees
+        seats[lineup.index(LEARNER)] += 1
+        opponents.update(m for m in lineup if m != LEARNER)
+        assert mapping(f"player_{lineup.index(LEARNER)}", type("Episode", (), {"id_": f"episode{k}"})()) == LEARNER
+    assert opponents == {"opponent_0", "opponent_1"} and seats.min() > 60  # every seat, about 100 times each
