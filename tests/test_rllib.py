@@ -302,6 +302,8 @@ def test_self_play_on_a_remote_env_runner(ray_session, tmp_path):
     summary = _train(tmp_path, "keine_ahnung_v0", ["--num-env-runners", "1", "--baselines", "random"])
     # Self-play: every decision is the shared policy's.
     assert summary["timesteps"] == summary["env_steps"] >= 512
+    curve = json.loads((Path(summary["run_dir"]) / "curve.json").read_text())
+    assert curve == [{"timesteps": summary["timesteps"], "train_win_rate": None}]
     assert set(summary["tournament"]) == {"random"}
 
 

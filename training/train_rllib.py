@@ -348,7 +348,9 @@ def train(args: Args) -> dict:
     summary = final_tournament(learner, baselines, args.env, players, args.final_games, args.seed, rules,
                                args.progress, run_dir / "tournament.json")
     curve_path = plot_curve(curve, run_dir / "learning_curve.png", players, title="RLlib PPO")
-    (run_dir / "curve.json").write_text(json.dumps(curve, indent=2))
+    # Strict JSON: a win share not measured (self-play trains against itself) is null, not NaN.
+    plain = [{k: (None if isinstance(v, float) and v != v else v) for k, v in point.items()} for point in curve]
+    (run_dir / "curve.json").write_text(json.dumps(plain, indent=2, allow_nan=False))
     print(f"\ntrained {learner_steps:,} learner decisions ({env_steps:,} env steps) in {train_seconds / 60:.1f} min "
           f"({env_steps / train_seconds:,.0f} env steps/s)")
     print(f"policy export:  {final_path} (+ {final_path.with_suffix('.json').name}); "
