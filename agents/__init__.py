@@ -22,7 +22,8 @@ checkpoint trained for another variant is refused when it is built. A non-defaul
 
 Spec strings: ``name`` or ``name:arg1:arg2`` (positional, in the order of the entry's
 ``positional`` parameters) or ``name:key=value``. Numbers are parsed as int or float where they
-look like one. ``ppo:path/to/checkpoint`` loads a checkpoint (``agents/ppo.py``) safely.
+look like one. ``ppo:path/to/checkpoint`` loads a checkpoint (``agents/ppo.py``) safely, and
+``rllib:path/to/policy.npz`` a policy trained on Ray RLlib (``agents/rllib.py``; Ray is not needed to play).
 
 Your own agent, by its Python import path (the rule that tells it from ``name:arg``):
 
@@ -68,6 +69,8 @@ __all__ = ["Agent", "RandomAgent", "sample_masked", "batched", "make", "availabl
 DEFAULT_GAME = "keine_ahnung_v0"
 ENTRY_POINT_GROUP = "keine_ahnung_env.agents"
 """The entry-point group under which installed packages publish agents (name -> factory)."""
+PATH_AGENTS = ("ppo", "rllib")
+"""Agents whose first argument is a file path (kept whole, ':' included), told the game they must fit."""
 USER_PREFIX = "py:"
 """The prefix of a spec that names a user agent by import path: ``py:module:attribute``."""
 
@@ -306,7 +309,7 @@ def parse_spec(spec: str, game: str = DEFAULT_GAME) -> tuple[str, dict[str, Any]
         return f"{module}:{attribute}", kwargs
     registry = _check_game(game)
     name, *args = spec.strip().split(":")
-    if name == "ppo" and args and "=" not in args[0]:
+    if name in PATH_AGENTS and args and "=" not in args[0]:
         # A checkpoint path may itself contain ':' (e.g. a Windows drive): keep it whole, taking only
         # trailing key=value segments (ppo:runs/x.zip:deterministic=False) as keywords.
         keywords = []
@@ -323,7 +326,7 @@ def parse_spec(spec: str, game: str = DEFAULT_GAME) -> tuple[str, dict[str, Any]
         raise ValueError(f"agent spec {spec!r} has {len(positional)} positional argument(s); "
                          f"{name!r} takes: {allowed}")
     for key, value in zip(entry.positional, positional):
-        kwargs[key] = value if name == "ppo" else _literal(value)
+        kwargs[key] = value if name in PATH_AGENTS else _literal(value)
     for arg in args:
         if "=" in arg:
             key, value = arg.split("=", 1)
@@ -349,7 +352,7 @@ def make(name: str, game: str = DEFAULT_GAME, seed: int | None = None, **kwargs:
         return agent
     spec_name, spec_kwargs = parse_spec(name, game)
     spec_kwargs.update(kwargs)
-    if spec_name == "ppo":
+    if spec_name in PATH_AGENTS:
         spec_kwargs.setdefault("game", game)
     entry = _check_game(game)[spec_name]
     factory = entry.resolve()
@@ -375,4 +378,6 @@ def _random(seed=None, num_players=None, rules=None, **kwargs):
 
 register("random", _random, game=None, description="uniform over legal actions")
 register("ppo", "agents.ppo:make_agent", game=None, positional=("path",), description="a trained PPO checkpoint")
+register("rllib", "agents.rllib:make_agent", game=None, positional=("path",),
+         description="a policy trained on Ray RLlib (training.train_rllib's .npz export)")
 register("ppo_4p", "agents.ppo:make_ready_agent", description="the shipped 4-player PPO agent (counter's advice)")

@@ -20,6 +20,7 @@ from keine_ahnung_env.cli import CONSOLE, invoked_as, one_line, run_command
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("training.train", "train a MaskablePPO agent against the game's heuristic agents"),
+    "train_rllib": ("training.train_rllib", "multi-agent PPO on Ray RLlib, locally or on a cluster (the [rllib] extra)"),
     "evaluate": ("training.evaluate", "seat-rotated tournament of agents: win rates, intervals, ratings"),
     "benchmark_agents": ("training.benchmark_agents", "your agent on the standard protocol; --compare: a leaderboard"),
     "play": ("training.play", "play a game yourself in the terminal against bots"),

@@ -423,18 +423,8 @@ def train(args: Args) -> dict:
     # The final tournament: the evaluate command's table, the trained agent against each baseline.
     learner = agents.make("ppo", path=str(final_path), game=args.env, num_players=args.players, rules=rules)
     learner.name = "ppo"
-    tables, summary = [], {}
-    for name in opponent_specs:
-        opponent = agents.make(name, game=args.env, seed=args.seed)
-        result = play_tournament([learner] + [opponent] * (args.players - 1), num_players=args.players,
-                                 games=args.final_games, seed=args.seed + 99, env=args.env, progress=args.progress,
-                                 **rules)
-        tables.append(f"vs {args.players - 1} x {name}:\n{result.table()}")
-        stats = result.agents[0]
-        summary[name] = {"win_rate": stats.win_rate, "win_interval": list(stats.win_interval),
-                         "fair_share": 1.0 / args.players, "games": stats.games, "mean_score": stats.mean_score}
-    print("\n\n".join(tables))
-    (run_dir / "tournament.json").write_text(json.dumps(summary, indent=2))
+    summary = final_tournament(learner, opponent_specs, args.env, args.players, args.final_games, args.seed, rules,
+                               args.progress, run_dir / "tournament.json")
     curve_path = plot_curve(curve, run_dir / "learning_curve.png", args.players)
     trained_now = model.num_timesteps - callback.first_step
     print(f"\ntrained {trained_now:,} steps ({model.num_timesteps:,} in all) in {train_seconds / 60:.1f} min "
@@ -448,7 +438,30 @@ def train(args: Args) -> dict:
             "learning_curve": str(curve_path), "timesteps": int(model.num_timesteps)}
 
 
-def plot_curve(curve: list[dict], path: Path, num_players: int) -> Path:
+def final_tournament(learner, opponent_specs: list[str], env: str, players: int, games: int, seed: int, rules: dict,
+                     progress: bool, json_path: Path) -> dict:
+    """The trained agent against P-1 copies of each baseline (seat-rotated, ``seed + 99``): prints one
+    tournament table per baseline, writes the summary to ``json_path`` and returns it. Every trainer
+    (this one, ``training.train_rllib``) ends with it."""
+    import agents
+
+    from .tournament import play_tournament
+
+    tables, summary = [], {}
+    for name in opponent_specs:
+        opponent = agents.make(name, game=env, seed=seed)
+        result = play_tournament([learner] + [opponent] * (players - 1), num_players=players, games=games,
+                                 seed=seed + 99, env=env, progress=progress, **rules)
+        tables.append(f"vs {players - 1} x {name}:\n{result.table()}")
+        stats = result.agents[0]
+        summary[name] = {"win_rate": stats.win_rate, "win_interval": list(stats.win_interval),
+                         "fair_share": 1.0 / players, "games": stats.games, "mean_score": stats.mean_score}
+    print("\n\n".join(tables))
+    json_path.write_text(json.dumps(summary, indent=2))
+    return summary
+
+
+def plot_curve(curve: list[dict], path: Path, num_players: int, title: str = "MaskablePPO") -> Path:
     """Training win rate (rolling) and evaluation win rates against timesteps, as a PNG."""
     import matplotlib
 
@@ -465,7 +478,7 @@ def plot_curve(curve: list[dict], path: Path, num_players: int) -> Path:
     ax.set_xlabel("learner decisions (timesteps)")
     ax.set_ylabel("win rate")
     ax.set_ylim(0, 1)
-    ax.set_title(f"MaskablePPO, {num_players} players")
+    ax.set_title(f"{title}, {num_players} players")
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)

@@ -1,0 +1,266 @@
+"""Policies trained on Ray RLlib (``python -m training.train_rllib``) as batched agents, from a safe export.
+
+RLlib's own checkpoints are directories of pickles (the algorithm's state, its config, the RLModule's
+class and constructor arguments): loading one runs whatever code the files name. So this module never
+reads them. At every checkpoint and at the end, ``training.train_rllib`` exports the learning policy's
+network into two plain files side by side:
+
+* ``NAME.npz`` - the policy network's weights as NumPy arrays (``pi.0.weight``, ``pi.0.bias``, ...,
+  the last layer giving the action logits); read with ``numpy.load(allow_pickle=False)``, which
+  refuses any array of Python objects (a pickle) instead of building it;
+* ``NAME.json`` - the sidecar (format :data:`EXPORT_FORMAT`): game and its version, player count,
+  rules options, observation version and size, action count, the policy's feature set
+  (``GameSpec.features``), the hidden layer sizes and activation, the learner decisions trained, the
+  Ray release it was trained with, and the SHA-256 of the ``.npz``.
+
+``agents.make("rllib:PATH")`` (``PATH`` is ``NAME.npz`` or ``NAME``) checks the sidecar through the game
+registry with the same checks as PPO checkpoints (``agents.ppo.check_game`` and ``check_compatible``:
+another game, game version, observation version, feature set, or, when the caller names them, another
+player count or rules are refused with a clear error before any weights are read), checks the file
+against the recorded hash, checks every array's name, dtype and shape against the recorded
+architecture, and plays with a NumPy forward pass: neither Ray nor torch is needed to play, so the
+trained policy plays in every environment of the project (tournaments, ``training.evaluate``,
+``training.play``, the leaderboard), with or without the ``[rllib]`` extra installed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+EXPORT_FORMAT = "keine_ahnung_env.rllib/1"
+ACTIVATIONS = ("tanh", "relu")
+
+
+@dataclasses.dataclass(frozen=True)
+class RLlibPolicyInfo:
+    """The sidecar of an exported RLlib policy (see the module docstring). Its field names match
+    ``agents.ppo.CheckpointInfo`` where they mean the same, so the same registry checks apply."""
+
+    game: str
+    num_players: int
+    rules: dict
+    observation_version: int
+    observation_size: int
+    num_actions: int
+    features: str
+    net_arch: tuple[int, ...]
+    activation: str
+    game_version: int = 0
+    timesteps: int = 0
+    """learner decisions trained (agent steps of the learning policy)."""
+    ray_version: str = ""
+    sha256: str = ""
+    format: str = EXPORT_FORMAT
+
+    def to_json(self) -> str:
+        data = dataclasses.asdict(self)
+        data["net_arch"] = list(self.net_arch)
+        return json.dumps(data, indent=2, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str, where: str) -> "RLlibPolicyInfo":
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ValueError(f"RLlib export sidecar {where} is not valid JSON: {exc}") from None
+        if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
+            raise ValueError(f"{where} is not the sidecar of an RLlib policy export ({EXPORT_FORMAT}); exports are "
+                             "written by python -m training.train_rllib")
+        fields = {f.name for f in dataclasses.fields(cls)}
+        missing = {"game", "num_players", "rules", "observation_version", "observation_size", "num_actions",
+                   "features", "net_arch", "activation", "game_version"} - set(data)
+        if missing:
+            raise ValueError(f"RLlib export sidecar {where} lacks {sorted(missing)}")
+        try:
+            info = cls(**{k: v for k, v in data.items() if k in fields})
+            if not isinstance(info.net_arch, list) or not all(isinstance(n, int) and not isinstance(n, bool)
+                                                              for n in info.net_arch):
+                raise ValueError(f"net_arch={info.net_arch!r} is not a list of integers")
+            object.__setattr__(info, "net_arch", tuple(info.net_arch))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"RLlib export sidecar {where} has a malformed field: {exc}") from None
+        problems = []
+        for name, low in (("num_players", 1), ("observation_version", 1), ("observation_size", 1),
+                          ("num_actions", 1), ("game_version", 0), ("timesteps", 0)):
+            value = getattr(info, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                problems.append(f"{name}={value!r}; allowed: an integer >= {low}")
+        for name in ("game", "features", "activation", "sha256", "ray_version"):
+            if not isinstance(getattr(info, name), str):
+                problems.append(f"{name}={getattr(info, name)!r}; allowed: a string")
+        if not isinstance(info.rules, dict):
+            problems.append(f"rules={info.rules!r}; allowed: a JSON object of rules options")
+        if not info.net_arch or min(info.net_arch) < 1:
+            problems.append(f"net_arch={list(info.net_arch)}; allowed: one or more positive layer sizes")
+        if info.activation not in ACTIVATIONS:
+            problems.append(f"activation={info.activation!r}; allowed: {', '.join(ACTIVATIONS)}")
+        if problems:
+            raise ValueError(f"RLlib export sidecar {where}: " + "; ".join(problems))
+        return info
+
+    def layer_shapes(self, input_size: int) -> dict[str, tuple[int, ...]]:
+        """Every array the ``.npz`` must hold, with its shape: the policy network as torch lays it out
+        (``weight`` is ``[out, in]``), hidden layers ``pi.0`` .. and the logits layer last."""
+        sizes = [input_size, *self.net_arch, self.num_actions]
+        shapes = {}
+        for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+            shapes[f"pi.{k}.weight"] = (fan_out, fan_in)
+            shapes[f"pi.{k}.bias"] = (fan_out,)
+        return shapes
+
+
+def npz_path(path: str | Path) -> Path:
+    """``run/policy`` or ``run/policy.npz`` -> ``run/policy.npz``."""
+    path = Path(path)
+    return path if path.suffix == ".npz" else Path(str(path) + ".npz")
+
+
+def sidecar_path(path: str | Path) -> Path:
+    """``run/policy.npz`` or ``run/policy`` -> ``run/policy.json``."""
+    return npz_path(path).with_suffix(".json")
+
+
+def write_export(weights: dict[str, np.ndarray], path: str | Path, info: RLlibPolicyInfo) -> Path:
+    """Writes ``path``.npz (``weights``: the policy layers, see :meth:`RLlibPolicyInfo.layer_shapes`)
+    and its sidecar with the file's SHA-256; returns the ``.npz`` path. The layer shapes are checked
+    first, so an export that writes is one that loads."""
+    target = npz_path(path)
+    arrays = {name: np.ascontiguousarray(np.asarray(value, np.float32)) for name, value in weights.items()}
+    _check_arrays(arrays, info, where=f"export {target}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("wb") as handle:
+        np.savez(handle, **arrays)
+    digest = hashlib.sha256(target.read_bytes()).hexdigest()
+    sidecar_path(target).write_text(dataclasses.replace(info, sha256=digest).to_json())
+    return target
+
+
+def _check_arrays(arrays: dict[str, np.ndarray], info: RLlibPolicyInfo, where: str) -> None:
+    from .features import ObservationFeatures
+
+    width = ObservationFeatures(info.features, info.num_players, info.rules, game=info.game).size
+    expected = info.layer_shapes(width)
+    if set(arrays) != set(expected):
+        raise ValueError(f"{where}: arrays {sorted(arrays)} do not match the recorded architecture "
+                         f"(expected {sorted(expected)})")
+    for name, shape in expected.items():
+        array = arrays[name]
+        if array.dtype != np.float32 or array.shape != shape:
+            raise ValueError(f"{where}: {name} is {array.dtype} {array.shape}; the recorded architecture needs "
+                             f"float32 {shape}")
+
+
+def read_info(path: str | Path) -> RLlibPolicyInfo:
+    """The sidecar of an export; ValueError when it is missing or malformed."""
+    side = sidecar_path(path)
+    if Path(path).is_dir():
+        raise ValueError(f"{path} is a directory (an RLlib checkpoint holds pickles, which are never loaded); "
+                         "give the policy export NAME.npz that python -m training.train_rllib writes beside it")
+    if not side.is_file():
+        raise ValueError(f"RLlib export {npz_path(path)}: no sidecar {side} (game, players, rules and network of "
+                         "the policy); exports are written by python -m training.train_rllib")
+    return RLlibPolicyInfo.from_json(side.read_text(errors="replace"), str(side))
+
+
+def load_export(path: str | Path, game: str | None = None) -> tuple[dict[str, np.ndarray], RLlibPolicyInfo]:
+    """The weights and sidecar of an export, read safely (see the module docstring); refuses an export
+    of another ``game`` (None: the registered game its sidecar names) or a changed or damaged file."""
+    from .ppo import check_game
+
+    target = npz_path(path)
+    info = read_info(path)
+    check_game(info, game, where=f"RLlib export {target}")  # duck-typed: the same registry checks as PPO
+    if not target.is_file():
+        raise ValueError(f"RLlib export {target} does not exist")
+    raw = target.read_bytes()
+    if info.sha256 and hashlib.sha256(raw).hexdigest() != info.sha256:
+        raise ValueError(f"RLlib export {target} does not match the SHA-256 in its sidecar (changed or corrupted)")
+    try:
+        with np.load(target, allow_pickle=False) as archive:
+            if not isinstance(archive, np.lib.npyio.NpzFile):
+                raise ValueError("it is a single .npy array, not an .npz archive of layers")
+            arrays = {name: archive[name] for name in archive.files}
+    except ValueError as exc:  # allow_pickle=False refuses object arrays and pickle files: nothing ran
+        raise ValueError(f"RLlib export {target} is not a NumPy archive of weights (refused, not run): {exc}") from None
+    except (OSError, zipfile.BadZipFile, EOFError) as exc:
+        raise ValueError(f"RLlib export {target} is unreadable: {type(exc).__name__}: {exc}") from None
+    _check_arrays(arrays, info, where=f"RLlib export {target}")
+    return arrays, info
+
+
+class RLlibAgent:
+    """An exported RLlib policy as a batched agent: the game's feature set, the MLP, masked logits.
+
+    Deterministic (the most likely legal action) by default; ``deterministic=False`` samples from the
+    masked softmax with the agent's own generator (``seed``/``reseed``)."""
+
+    def __init__(self, weights: dict[str, np.ndarray], info: RLlibPolicyInfo, deterministic: bool = True,
+                 name: str = "rllib", seed: int | None = None):
+        from .features import ObservationFeatures
+
+        self.info = info
+        self.deterministic = deterministic
+        self.name = name
+        self._features = ObservationFeatures(info.features, info.num_players, info.rules, game=info.game)
+        layers = len(info.net_arch) + 1
+        self._layers = [(weights[f"pi.{k}.weight"].T.copy(), weights[f"pi.{k}.bias"]) for k in range(layers)]
+        self._activation = np.tanh if info.activation == "tanh" else (lambda x: np.maximum(x, 0.0))
+        self.rng = np.random.default_rng(seed)
+
+    def reseed(self, seed: int | None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """[B, A] float32 action logits of the policy network, illegal actions at -inf."""
+        obs = np.asarray(observation, np.float32)
+        mask = np.asarray(action_mask, bool)
+        if obs.ndim != 2 or obs.shape[1] != self.info.observation_size:
+            raise ValueError(f"{self.name}: observations must be [batch, {self.info.observation_size}] "
+                             f"({self.info.num_players}-player {self.info.game}); got shape {obs.shape}")
+        if mask.shape != (obs.shape[0], self.info.num_actions):
+            raise ValueError(f"{self.name}: action_mask must be [batch, {self.info.num_actions}]; got {mask.shape}")
+        x = self._features(obs, mask if self._features.needs_mask else None)
+        for k, (weight, bias) in enumerate(self._layers):
+            x = x @ weight + bias
+            if k < len(self._layers) - 1:
+                x = self._activation(x)
+        return np.where(mask, x, -np.inf).astype(np.float32)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        logits = self.logits(observation, action_mask)
+        mask = np.asarray(action_mask, bool)
+        live = mask.any(axis=1)  # a finished game has no legal action: any answer is ignored
+        logits[~live] = 0.0
+        if self.deterministic:
+            return logits.argmax(axis=1).astype(np.int64)
+        shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
+        probs = shifted / shifted.sum(axis=1, keepdims=True)
+        draws = self.rng.random((len(probs), 1))
+        return np.minimum((probs.cumsum(axis=1) < draws).sum(axis=1), probs.shape[1] - 1).astype(np.int64)
+
+
+def make_agent(path: str | Path | None = None, seed: int | None = None, deterministic: bool = True,
+               num_players: int | None = None, game: str | None = None, rules: dict | None = None,
+               **_ignored: Any) -> RLlibAgent:
+    """``agents.make("rllib:PATH")``: loads an export (safely) as a batched agent.
+
+    ``game``: the registered game the export must be for (``agents.make`` passes its own). With
+    ``num_players`` (and ``rules``) given, an export for another variant is refused."""
+    from .ppo import check_compatible
+
+    if path is None:
+        raise ValueError("the rllib agent needs a path: rllib:<export .npz> (written by python -m training.train_rllib)")
+    if not isinstance(deterministic, bool):
+        raise ValueError(f"deterministic={deterministic!r}; allowed: True (the most likely legal action) or False "
+                         "(sampled from the policy)")
+    weights, info = load_export(path, game)
+    if num_players is not None:
+        check_compatible(info, info.game, int(num_players), rules, where=f"RLlib export {npz_path(path)}")
+    return RLlibAgent(weights, info, deterministic=deterministic, name=f"rllib:{Path(path).name}", seed=seed)
