@@ -230,6 +230,23 @@ class BeliefHooks(Protocol):
         ...
 
 
+class CeilingHooks(Protocol):
+    """Privileged players for the skill-ceiling study (``training.skill_ceiling``): the game's strongest
+    heuristic fed more knowledge than a seat has, read from the engine's state. A game offers it as
+    ``GameSpec.ceiling``; it is a research tool, never an agent of the public API."""
+
+    levels: Mapping[str, str]
+    """level name -> what it sees; one of them is ``"control"``, the heuristic itself."""
+    baseline: str
+    """agent spec of the opponents (the heuristic, e.g. ``"counter"``)."""
+
+    def player(self, level: str, seed: int | None = None, rules: dict | None = None) -> Callable[[Any, np.ndarray,
+                                                                                                  np.ndarray], np.ndarray]:
+        """``player(core, games [n], seats [n]) -> int64 [n]``: the level's moves for the seats to act
+        in those games of a core of the variant (``rules``)."""
+        ...
+
+
 class Features(Protocol):
     """A policy feature set: maps raw observations (and masks) to policy inputs."""
 
@@ -300,6 +317,8 @@ class GameSpec:
       search: optional :class:`SearchHooks` of a determinized roll-out planner (``training.search``).
       belief: optional :class:`BeliefHooks`: exact beliefs and a state sampler from one seat's
         observation (search agents, research); None where the game offers none.
+      ceiling: optional :class:`CeilingHooks`: privileged players for the skill-ceiling study
+        (``training.skill_ceiling``); None where the game offers none.
 
     A spec is immutable: ``copy``/``deepcopy`` return it unchanged. It pickles as its name, player
     count and rules and is rebuilt through the game registry, so environments holding one pickle.
@@ -331,6 +350,7 @@ class GameSpec:
     describe_move: Callable[[Any, int, int, int], Callable[[Any], str]] | None = None
     search: SearchHooks | None = None
     belief: BeliefHooks | None = None
+    ceiling: CeilingHooks | None = None
 
     def __post_init__(self):
         if len(self.action_names) != self.num_actions:

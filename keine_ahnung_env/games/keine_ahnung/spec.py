@@ -21,6 +21,7 @@ from .observation import OBSERVATION_VERSION, ObservationLayout, observation_str
 from .privileged import privileged_features, privileged_size
 from .render import describe_move, render_table
 from .scoring import standings_key
+from .ceiling import CEILING
 from .search import SEARCH
 
 NAME = "keine_ahnung_v0"
@@ -107,4 +108,5 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
         default_opponent="greedy",
         describe_move=describe_move,
         search=SEARCH,
+        ceiling=CEILING,
     )
