@@ -1,0 +1,215 @@
+"""A search agent: determinized Monte Carlo search over the states a seat's observation allows.
+
+    import agents
+    agent = agents.make("ismcts", game="keine_ahnung_v0", playouts=16, rollout="counter", seed=0)
+    actions = agent.act(observation, action_mask)        # [B, O], [B, A] -> int64 [B]
+
+    python -m training.evaluate --players 4 --agents ismcts,counter --games 2000
+
+At each decision with more than one distinct move the agent
+
+1. draws ``playouts`` complete states from the seat's belief (``GameSpec.belief.sample_states``:
+   every hidden card and the draw order, each state as likely as the observation makes it);
+2. lists the distinct moves (``GameSpec.search.candidate_moves`` where the game offers it: moves with
+   the same effect, e.g. revealing any of several unknown cards, count once; otherwise every legal
+   action);
+3. plays every move in every sampled state (common random numbers: each move meets the same states
+   and the same later chance events), then the roll-out agent (default ``counter``) in every seat to
+   the end of the game, on the compiled engine: one batched core for all moves, all samples and all
+   the observations of the call;
+4. takes the move with the best mean win share, unless it beats the roll-out agent's own move by
+   less than ``margin`` standard errors of the paired difference (then the roll-out agent's move).
+
+This is determinized ("perfect information") Monte Carlo search, flat over the moves of the decision
+(one level of search over a belief-sampled root, the usual first level of information-set MCTS). The
+budget is ``playouts`` states per move: a decision with M distinct moves plays ``M * playouts``
+games to their end. Decisions with a single legal action or a single distinct move cost nothing.
+
+The agent reads nothing but its observation and mask: the hidden states are drawn from the belief
+the observation implies, never read from the game being played. It works for every game whose spec
+offers ``belief`` (Keine Ahnung) and whose core can branch rows (``gather``: the compiled cores).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from keine_ahnung_env import registry
+from keine_ahnung_env.sampling import check_batch
+
+__all__ = ["SearchAgent", "make_agent"]
+
+
+def play_out(core, agent) -> None:
+    """Plays every game of ``core`` to its end with ``agent`` in every seat."""
+    actions = np.zeros(core.num_envs, np.int64)
+    while True:
+        live = np.flatnonzero(~core.done)
+        if live.size == 0:
+            return
+        actions[live] = agent.act(core.observe(core.current[live], games=live), core.legal_mask[live])
+        core.step(actions, active=~core.done)
+
+
+class SearchAgent:
+    """Determinized Monte Carlo search with heuristic roll-outs (see the module docstring)."""
+
+    name = "ismcts"
+
+    def __init__(self, seed: int | None = None, game: str = "keine_ahnung_v0", playouts: int = 16,
+                 rollout: str = "counter", margin: float = 0.0, max_rows: int = 16384,
+                 num_players: int | None = None, rules: dict | None = None):
+        """``playouts``: sampled states per distinct move (an integer >= 2); ``rollout``: the agent spec
+        (``agents.make``) that plays every seat after the searched move, and whose own move is the
+        default; ``margin``: standard errors of the paired difference a move needs over the
+        roll-out agent's move (a non-negative number; 0: the best mean wins); ``max_rows``: the most
+        games one roll-out batch holds (memory); ``num_players`` (optional: read from the
+        observation width otherwise) and ``rules`` fix the variant."""
+        import agents
+
+        if isinstance(playouts, bool) or not isinstance(playouts, (int, np.integer)) or playouts < 2:
+            raise ValueError(f"playouts={playouts!r}; allowed: an integer >= 2 (sampled states per move)")
+        if isinstance(margin, bool) or not isinstance(margin, (int, float, np.floating, np.integer)) \
+                or not margin >= 0:
+            raise ValueError(f"margin={margin!r}; allowed: a non-negative number (standard errors)")
+        if isinstance(max_rows, bool) or not isinstance(max_rows, (int, np.integer)) or max_rows < 1:
+            raise ValueError(f"max_rows={max_rows!r}; allowed: a positive integer")
+        if rules is not None and not isinstance(rules, dict):
+            raise ValueError(f"rules={rules!r}; allowed: None or a dict of rules options")
+        entry = registry.game(game)  # ValueError listing the registered games
+        self.game = entry.name
+        self.rules = dict(rules or {})
+        self.rules.pop("num_players", None)
+        self.playouts = int(playouts)
+        self.margin = float(margin)
+        self.max_rows = int(max_rows)
+        self.rollout_spec = rollout
+        probe = registry.game_spec(self.game, entry.default_players if num_players is None else num_players,
+                                   **self.rules)
+        if probe.belief is None:
+            able = [name for name in registry.games() if registry.game_spec(name).belief is not None]
+            raise ValueError(f"{self.game} offers no belief sampler (GameSpec.belief), which the search agent "
+                             f"needs; games that offer one: {', '.join(able) or 'none'}")
+        self._specs: dict[int, Any] = {} if num_players is None else {probe.observation_size: probe}
+        self.num_players = num_players
+        self.rollout = agents.make(rollout, game=self.game, seed=seed, num_players=num_players,
+                                   rules=rules if rules else None)
+        self.rng = np.random.default_rng(seed)
+        self.decisions = 0
+        """decisions taken (rows of ``act`` with a legal action)."""
+        self.searched = 0
+        """decisions searched (more than one distinct move)."""
+        self.changed = 0
+        """searched decisions where the search departed from the roll-out agent's move."""
+
+    def reseed(self, seed: int | None) -> None:
+        """Restarts the agent's generator (samples) and the roll-out agent's from ``seed``."""
+        self.rng = np.random.default_rng(seed)
+        if callable(getattr(self.rollout, "reseed", None)):
+            self.rollout.reseed(seed)
+
+    # ------------------------------------------------------------------ the variant
+
+    def spec_for(self, width: int):
+        """The spec of the variant whose observations are ``width`` wide (the player count is read
+        from it unless ``num_players`` was given)."""
+        if width not in self._specs:
+            if self.num_players is not None:
+                raise ValueError(f"{self.name}: made for {self.num_players} players, whose observations are "
+                                 f"{next(iter(self._specs))} wide; got width {width}")
+            entry = registry.game(self.game)
+            for players in entry.players:
+                spec = registry.game_spec(self.game, players, **self.rules)
+                self._specs.setdefault(spec.observation_size, spec)
+            if width not in self._specs:
+                raise ValueError(f"observation width {width} matches no {self.game} variant; allowed widths: "
+                                 f"{sorted(self._specs)}")
+        return self._specs[width]
+
+    # ------------------------------------------------------------------ acting
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """One legal action per row (``int64 [B]``); rows without a legal action get 0."""
+        obs, mask = check_batch(observation, action_mask, game=self.game)
+        if obs.shape[0] == 0:
+            return np.zeros(0, np.int64)
+        spec = self.spec_for(obs.shape[1])
+        if mask.shape[1] != spec.num_actions:
+            raise ValueError(f"action_mask must have {spec.num_actions} columns ({self.game} actions); got "
+                             f"{mask.shape[1]}")
+        default = np.asarray(self.rollout.act(obs, mask), np.int64)
+        self.decisions += int(mask.any(1).sum())
+        rows = np.flatnonzero(mask.sum(1) > 1)
+        if rows.size == 0:
+            return default
+        samples = [spec.belief.sample_states(obs[r], self.playouts, self.rng) for r in rows]
+        chosen = self.search(spec, samples, default[rows])
+        out = default.copy()
+        out[rows] = chosen
+        return out
+
+    def search(self, spec, samples: list, default: np.ndarray) -> np.ndarray:
+        """The moves for a list of decisions, each given as a core of sampled states in which the
+        deciding seat (``core.current``) is to act, all alike in what that seat knows; ``default[i]``
+        is the roll-out agent's move in decision i. Returns one move per decision."""
+        chosen = np.array(default, np.int64, copy=True)
+        plans = []
+        for i, core in enumerate(samples):
+            moves, base = self._moves(spec, core, int(default[i]))
+            if len(moves) > 1:
+                plans.append((i, core, moves, base))
+        # One roll-out batch for as many decisions as ``max_rows`` allows.
+        start = 0
+        while start < len(plans):
+            rows, stop = 0, start
+            while stop < len(plans) and (stop == start or rows + len(plans[stop][2]) * plans[stop][1].num_envs
+                                         <= self.max_rows):
+                rows += len(plans[stop][2]) * plans[stop][1].num_envs
+                stop += 1
+            self._evaluate(spec, plans[start:stop], chosen)
+            start = stop
+        return chosen
+
+    def _moves(self, spec, core, default: int) -> tuple[list[int], int]:
+        """The distinct moves in the sampled states (their game 0: every sample has the same ones)."""
+        if spec.search is not None:
+            return spec.search.candidate_moves(core, 0, default)
+        legal = np.flatnonzero(core.legal_mask[0]).tolist()
+        return legal, legal.index(default)
+
+    def _evaluate(self, spec, plans: list, chosen: np.ndarray) -> None:
+        parts, first, seats = [], [], []
+        for _, core, moves, _ in plans:
+            K = core.num_envs
+            every = np.arange(K)
+            for move in moves:
+                parts.append((core, every))
+                first.append(np.full(K, move, np.int64))
+                seats.append(core.current[every].astype(np.intp))
+        sim = type(plans[0][1]).gather(parts)
+        sim.step(np.concatenate(first))
+        play_out(sim, self.rollout)
+        seat = np.concatenate(seats)
+        value = np.asarray(spec.win_shares(sim))[np.arange(sim.num_envs), seat]
+        value = np.where(np.asarray(sim.truncated), 1.0 / spec.num_players, value)
+        at = 0
+        for i, core, moves, base in plans:
+            K = core.num_envs
+            v = value[at: at + len(moves) * K].reshape(len(moves), K)
+            at += len(moves) * K
+            diff = v - v[base]
+            se = diff.std(1, ddof=1) / np.sqrt(K)
+            gain = diff.mean(1) - self.margin * se
+            gain[base] = 0.0
+            best = int(np.argmax(gain))
+            self.searched += 1
+            if gain[best] > 0:
+                chosen[i] = moves[best]
+                self.changed += 1
+
+
+def make_agent(seed: int | None = None, game: str = "keine_ahnung_v0", **kwargs) -> SearchAgent:
+    """``agents.make("ismcts", ...)``'s factory."""
+    return SearchAgent(seed=seed, game=game, **kwargs)
