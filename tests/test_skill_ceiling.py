@@ -14,6 +14,8 @@ from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, Rules
 from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL
 from keine_ahnung_env.games.keine_ahnung.agents import CounterAgent
 from keine_ahnung_env.games.keine_ahnung.ceiling import CeilingPlayer, PrivilegedCounterAgent, privileged_observation
+from keine_ahnung_env.games.keine_ahnung.deck import NO_FACE
+from keine_ahnung_env.games.keine_ahnung.risk import SLOT_EMPTY, SLOT_KNOWN, SLOT_UNKNOWN, decode
 from keine_ahnung_env.games.keine_ahnung.scripted import load_named
 from training import skill_ceiling
 
@@ -31,28 +33,35 @@ def _mid_game(players: int, seed: int, steps: int, num_games: int = 32) -> Keine
 
 
 @pytest.mark.parametrize("players", [2, 4])
-def test_privileged_observation_is_the_observation_with_those_cards_revealed(players):
+def test_privileged_observation_shows_the_hidden_cards_as_known(players):
     core = _mid_game(players, seed=players, steps=40)
     games = np.flatnonzero(~core.done)
     seats = core.current[games].astype(np.intp)
-    public = core.observe(seats, games=games)
-    own = privileged_observation(core, games, seats, "own")
-    every = privileged_observation(core, games, seats, "all")
-    np.testing.assert_array_equal(core.observe(seats, games=games), public)  # the core is untouched
-    # The same as the engine's own encoding of those cards once revealed to the table.
-    known = core.card_known.copy()
-    for g, s in zip(games, seats):
-        cards = core.layout[g, s]
-        core.card_known[g, cards[cards >= 0]] = True
-    np.testing.assert_array_equal(own, core.observe(seats, games=games))
-    for g in games:
-        cards = core.layout[g]
-        core.card_known[g, cards[cards >= 0]] = True
-    np.testing.assert_array_equal(every, core.observe(seats, games=games))
-    core.card_known[...] = known
-    assert (own != public).any() and (every != own).any()
+    before = core.snapshot(int(games[0]))
+    public = decode(core.observe(seats, games=games), core.tables)
+    own = decode(privileged_observation(core, games, seats, "own"), core.tables)
+    every = decode(privileged_observation(core, games, seats, "all"), core.tables)
+    assert core.snapshot(int(games[0])) == before  # the game itself is untouched
+    t = core.tables
+    for i, (g, s) in enumerate(zip(games, seats)):
+        for rel in range(players):
+            cards = core.layout[g, (s + rel) % players]
+            face = np.where(cards >= 0, t.face[np.maximum(cards, 0)], NO_FACE)
+            shown = [every] if rel else [own, every]
+            for view in shown:  # every face-down card is known, with its face
+                np.testing.assert_array_equal(view.slot_state[i, rel], np.where(cards >= 0, SLOT_KNOWN, SLOT_EMPTY))
+                np.testing.assert_array_equal(view.slot_face[i, rel], face)
+            if rel:  # the "own" view shows the opponents as everybody sees them
+                np.testing.assert_array_equal(own.slot_state[i, rel], public.slot_state[i, rel])
+        newly = [(public.slot_state[i, r] == SLOT_UNKNOWN).sum() for r in range(players)]
+        assert public.pool[i].sum() - own.pool[i].sum() == newly[0]
+        assert public.pool[i].sum() - every.pool[i].sum() == sum(newly)
+        assert every.pool[i].sum() == core.draw_len[g] - core.draw_pos[g]  # what is left unknown: the draw pile
     with pytest.raises(ValueError, match="reveal='some'; allowed: 'own', 'all'"):
         privileged_observation(core, games, seats, "some")
+    forgetful = KeineAhnungCore(2, Rules.make(2, memory="none"), seed=0)
+    with pytest.raises(ValueError, match="need memory='perfect'"):
+        privileged_observation(forgetful, np.array([0]), np.array([0]), "own")
 
 
 def test_privileged_counter_plays_like_counter_on_real_observations():

@@ -16,9 +16,10 @@ plain ``counter``s:
   values once every face-down card is known, so this level measures what complete knowledge of the
   cards brings to those rules; the draw order is in the state they read but changes no decision.
 
-The privileged observation (:func:`privileged_observation`) is made here from the engine's state for
-the privileged seat only; nothing of it reaches the public API (``observe``), which never encodes a
-hidden card. A face-down consolation prize shown as known has no colour and number (face 36), which a
+The privileged observation (:func:`privileged_observation`) is the engine's own observation of copies
+of the game in which those cards were revealed to the table, made for the privileged seat only;
+nothing of it reaches the public API (``observe``), which never encodes a hidden card. The study needs
+``memory="perfect"`` (the default), where a revealed card stays known. A face-down consolation prize shown as known has no colour and number (face 36), which a
 real observation never holds (a revealed prize is taken at once), so :class:`PrivilegedCounterAgent`
 reads it as "a known prize": it never calls while holding one (the call would stop on it) and reveals
 it, for its points, where ``counter`` would reveal a card known not to fit.
@@ -34,7 +35,6 @@ from .actions import ACTION_CALL
 from .agents import CounterAgent
 from .config import SLOTS
 from .deck import NO_FACE
-from .observation import SLOT_FEATURES, card_feature_table
 from .risk import SLOT_KNOWN, TableView
 
 LEVELS = {
@@ -47,45 +47,27 @@ LEVELS = {
 BASELINE = "counter"
 """The agent spec of the opponents (and of the control)."""
 
-_FEATURES: dict[int, np.ndarray] = {}
-
-
-def _card_features(tables) -> np.ndarray:
-    key = id(tables.compat)
-    if key not in _FEATURES:
-        _FEATURES[key] = card_feature_table(tables)
-    return _FEATURES[key]
-
-
 def privileged_observation(core, games: np.ndarray, seats: np.ndarray, reveal: str) -> np.ndarray:
     """``[n, O]`` float32: what ``seats[i]`` sees of game ``games[i]`` of ``core`` (a
-    ``KeineAhnungCore``), with the face-down cards of ``reveal`` shown as known (identity encoded, slot
-    state "known") and taken out of the ``unknown_cards`` pool: ``"own"`` the seat's own layout,
-    ``"all"`` every layout. A research view: the public ``observe`` never shows these cards."""
+    ``KeineAhnungCore`` with ``memory="perfect"``) once the face-down cards of ``reveal`` were shown to
+    it: ``"own"`` its own layout, ``"all"`` every layout. The engine's own encoding of those cards as
+    "known" (identity shown, out of the pool of unknown cards), made on copies of the games; ``core``
+    is not changed. A research view: the public ``observe`` never shows these cards."""
     if reveal not in ("own", "all"):
         raise ValueError(f"reveal={reveal!r}; allowed: 'own', 'all'")
+    if core.rules.memory != "perfect":
+        raise ValueError(f"privileged observations need memory='perfect' (got memory={core.rules.memory!r}): "
+                         "without memory a seat is shown no face-down card as known")
     games = np.asarray(games, np.intp).reshape(-1)
     seats = np.asarray(seats, np.intp).reshape(-1)
-    obs = core.observe(seats, games=games).copy()
-    n, P = games.size, core.num_players
-    if n == 0:
-        return obs
-    layout = core.obs_layout
-    order = (seats[:, None] + np.arange(P)) % P  # relative seat -> absolute seat
-    cards = core.layout[games[:, None], order].astype(np.intp)  # [n, P, 6]
-    slots = obs[:, layout.slice("layouts")].reshape(n, P, SLOTS, SLOT_FEATURES)
-    hidden = (cards >= 0) & (slots[..., 1] == 1.0)  # face down and unknown to the seat
-    if reveal == "own":
-        hidden[:, 1:] = False
-    rows, rel, slot = np.nonzero(hidden)
-    card = cards[rows, rel, slot]
-    slots[rows, rel, slot, :3] = (0.0, 0.0, 1.0)
-    slots[rows, rel, slot, 3:] = _card_features(core.tables)[card]
-    obs[:, layout.slice("layouts")] = slots.reshape(n, -1)
-    pool = obs[:, layout.slice("unknown_cards")]
-    np.subtract.at(pool, (rows, core.tables.card_type[card]), 1.0)
-    obs[:, layout.slice("unknown_cards")] = pool
-    return obs
+    if games.size == 0:
+        return core.observe(seats, games=games)
+    copies = type(core).gather([(core, games)])
+    rows = np.arange(games.size)
+    cards = copies.layout[rows, seats][:, None] if reveal == "own" else copies.layout  # [n, 1 or P, 6]
+    row, seat, slot = np.nonzero(cards >= 0)
+    copies.card_known[row, cards[row, seat, slot]] = True
+    return copies.observe(seats)
 
 
 class PrivilegedCounterAgent(CounterAgent):
