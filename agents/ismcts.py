@@ -59,12 +59,14 @@ class SearchAgent:
     name = "ismcts"
 
     def __init__(self, seed: int | None = None, game: str = "keine_ahnung_v0", playouts: int = 16,
-                 rollout: str = "counter", margin: float = 0.0, max_rows: int = 16384,
+                 rollout: str = "counter", margin: float = 1.0, when: str = "all", max_rows: int = 16384,
                  num_players: int | None = None, rules: dict | None = None):
         """``playouts``: sampled states per distinct move (an integer >= 2); ``rollout``: the agent spec
         (``agents.make``) that plays every seat after the searched move, and whose own move is the
         default; ``margin``: standard errors of the paired difference a move needs over the
-        roll-out agent's move (a non-negative number; 0: the best mean wins); ``max_rows``: the most
+        roll-out agent's move (a non-negative number; 0: the best mean wins); ``when``: ``"all"`` (search
+        every decision with more than one distinct move) or action names joined by ``+`` (e.g.
+        ``"CALL"``: search only decisions where one of them is legal); ``max_rows``: the most
         games one roll-out batch holds (memory); ``num_players`` (optional: read from the
         observation width otherwise) and ``rules`` fix the variant."""
         import agents
@@ -93,6 +95,18 @@ class SearchAgent:
             raise ValueError(f"{self.game} offers no belief sampler (GameSpec.belief), which the search agent "
                              f"needs; games that offer one: {', '.join(able) or 'none'}")
         self._specs: dict[int, Any] = {} if num_players is None else {probe.observation_size: probe}
+        if not isinstance(when, str) or not when.strip():
+            raise ValueError(f"when={when!r}; allowed: 'all' or action names joined by '+', e.g. "
+                             f"{probe.action_names[min(6, probe.num_actions - 1)]!r}")
+        self.when = when.strip()
+        self._when_actions = None
+        if self.when != "all":
+            names = [name.strip() for name in self.when.split("+")]
+            unknown = [name for name in names if name not in probe.action_names]
+            if unknown:
+                raise ValueError(f"when={when!r}: no action named {unknown[0]!r} in {self.game}; allowed: 'all' or "
+                                 f"action names joined by '+' ({', '.join(probe.action_names[:8])}, ...)")
+            self._when_actions = np.array([probe.action_names.index(name) for name in names], np.intp)
         self.num_players = num_players
         self.rollout = agents.make(rollout, game=self.game, seed=seed, num_players=num_players,
                                    rules=rules if rules else None)
@@ -141,7 +155,10 @@ class SearchAgent:
                              f"{mask.shape[1]}")
         default = np.asarray(self.rollout.act(obs, mask), np.int64)
         self.decisions += int(mask.any(1).sum())
-        rows = np.flatnonzero(mask.sum(1) > 1)
+        searched = mask.sum(1) > 1
+        if self._when_actions is not None:
+            searched &= mask[:, self._when_actions].any(1)
+        rows = np.flatnonzero(searched)
         if rows.size == 0:
             return default
         samples = [spec.belief.sample_states(obs[r], self.playouts, self.rng) for r in rows]
