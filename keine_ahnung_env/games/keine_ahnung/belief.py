@@ -105,6 +105,11 @@ class KeineAhnungBelief:
         self.perfect = rules.memory == "perfect"
         self.layout = ObservationLayout.for_tables(P, t)
         self._types = _type_lookup(t)
+        self._type_of_code = np.full(NUM_FACES * 4, -1, np.int64)  # (face * 4 + function) -> type
+        for (face, fn), ty in self._types.items():
+            self._type_of_code[face * 4 + fn] = ty
+        self._deck_trophy_counts = dict(zip(*(x.tolist() for x in np.unique(t.trophies, return_counts=True))))
+        self._sorted_trophies = np.sort(t.trophies).astype(np.int64)
         self._ids_by_type = np.argsort(t.card_type, kind="stable").astype(np.int16)
         self._trophy_values = t.trophy_values
         # Cards per prize type, and the value of each prize type.
@@ -113,6 +118,19 @@ class KeineAhnungBelief:
         self._good_cache: dict[bytes, np.ndarray] = {}
 
     # ------------------------------------------------------------------------------ decoding
+
+    def _card_types(self, features: np.ndarray, where: str) -> np.ndarray:
+        """Card types of card encodings [n, 15] (ValueError for a non-card or a card not in the deck)."""
+        colour = features[:, :NUM_COLOURS]
+        number = features[:, NUM_COLOURS:_FUNCTIONS_AT]
+        fn = features[:, _FUNCTIONS_AT:CARD_FEATURES]
+        if (colour.sum(1) != 1).any() or (number.sum(1) != 1).any() or (fn.sum(1) > 1).any():
+            raise ValueError(f"observation: {where} is not a card encoding")
+        code = (colour.argmax(1) * NUM_NUMBERS + number.argmax(1)) * 4 + np.where(fn.any(1), fn.argmax(1) + 1, 0)
+        types = self._type_of_code[code]
+        if (types < 0).any():
+            raise ValueError(f"observation: {where} shows a card this deck does not have")
+        return types
 
     def _card_type(self, features: np.ndarray, where: str) -> int:
         colour = features[:NUM_COLOURS]
@@ -143,14 +161,11 @@ class KeineAhnungBelief:
         state = slots[:, :, :SLOT_STATES]
         if (state.sum(-1) != 1).any():
             raise ValueError("observation: every layout slot must be empty, unknown or known")
-        slot_type = np.full((P, SLOTS), -2, np.int64)
-        for p in range(P):
-            for s in range(SLOTS):
-                kind = int(state[p, s].argmax())
-                if kind == 1:
-                    slot_type[p, s] = -1
-                elif kind == 2:
-                    slot_type[p, s] = self._card_type(slots[p, s, SLOT_STATES:], f"layout slot {s} of seat +{p}")
+        kind = state.argmax(-1)
+        slot_type = np.where(kind == 0, -2, -1).astype(np.int64)
+        known = kind == 2
+        if known.any():
+            slot_type[known] = self._card_types(slots[known][:, SLOT_STATES:], "a known layout card")
         pending_type, pending_slot = -1, -1
         if sec["pending_card"].any():
             pending_type = self._card_type(sec["pending_card"], "the pending card")
@@ -237,8 +252,7 @@ class KeineAhnungBelief:
             raise ValueError("observation: own_trophies does not add up to own_trophy_points")
         if players[:, 0].sum() + left != t.num_trophies:
             raise ValueError("observation: trophies won and left do not add up to the deck's trophies")
-        deck_counts = dict(zip(*np.unique(t.trophies, return_counts=True)))
-        if any(c > deck_counts[v] for v, c in zip(self._trophy_values, own)):
+        if any(c > self._deck_trophy_counts[int(v)] for v, c in zip(self._trophy_values, own)):
             raise ValueError("observation: own_trophies holds more trophies of a value than the deck has")
 
         hidden_slots = np.argwhere(slot_pool >= 0)  # row-major: (seat, slot) in order
@@ -299,7 +313,7 @@ class KeineAhnungBelief:
         i draws its later reshuffles from a stream seeded from ``rng``. The observer is seat 0 and is to
         act in every game; its observation there equals ``observation`` (see the module docstring)."""
         from . import kernels as K
-        from .core import LOC_ASIDE, LOC_DRAW, LOC_LAYOUT, LOC_PENDING, LOC_PILE, LOC_PRIZE, KeineAhnungCore
+        from .core import LOC_ASIDE, LOC_DRAW, LOC_LAYOUT, LOC_PENDING, LOC_PILE, LOC_PRIZE, STATE_ARRAYS
 
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
             raise ValueError(f"count={count!r}; allowed: a positive integer")
@@ -325,11 +339,8 @@ class KeineAhnungBelief:
         # Every place of a card, with its type: slots, draw pile, tops, covered, aside, prizes, pending.
         occupied = np.argwhere(know.slot_type != -2)  # (seat, slot), row-major
         slot_types = np.broadcast_to(know.slot_type[occupied[:, 0], occupied[:, 1]], (S, occupied.shape[0])).copy()
-        hidden_index = {(int(a), int(b)): i for i, (a, b) in enumerate(know.hidden_slots)}
-        for j, (seat, slot) in enumerate(occupied):
-            i = hidden_index.get((int(seat), int(slot)))
-            if i is not None:
-                slot_types[:, j] = hidden_types[:, nd + i]
+        is_hidden = know.slot_pool[occupied[:, 0], occupied[:, 1]] >= 0  # the same row-major order as hidden_slots
+        slot_types[:, is_hidden] = hidden_types[:, nd:nd + nh]
         covered_types = np.concatenate([np.broadcast_to(know.covered_types, (S, know.covered_types.size)),
                                         hidden_types[:, nd + nh:]], axis=1)
         prize_seats = np.concatenate([np.full(len(p), seat) for seat, p in enumerate(know.prize_types)] + [[]]).astype(np.int64)
@@ -356,7 +367,9 @@ class KeineAhnungBelief:
         c_prizes = card_of[:, at + n_tops + n_aside:at + n_tops + n_aside + n_prizes]
         c_pending = card_of[:, at + n_tops + n_aside + n_prizes:]
 
-        state = self._empty_state(S)
+        core = self._new_core(S)
+        state = {name: getattr(core, name) for name in STATE_ARRAYS}
+        state["phase"][:] = Phase.MAIN
         groups = len(know.pools) - 1
         state["reshuffles"][:] = groups
         state["card_epoch"][:] = groups
@@ -413,10 +426,10 @@ class KeineAhnungBelief:
         T = t.num_trophies
         owners = np.repeat(np.arange(P), know.trophies_won)
         won = owners.size
-        others = list(t.trophies)
+        others = list(self._sorted_trophies)
         for v in know.own_trophies:
             others.remove(v)
-        others = np.sort(np.array(others, np.int64))
+        others = np.array(others, np.int64)
         shuffled = others[np.argsort(rng.random((S, others.size)), axis=1)]
         order_values = np.empty((S, T), np.int64)
         mine = owners == 0
@@ -429,22 +442,28 @@ class KeineAhnungBelief:
         state["trophy_count"][:] = know.trophies_won[None, :]
         hold = owners[None, :, None] == np.arange(P)[None, None, :]
         state["trophy_points"][:] = (order_values[:, :won, None] * hold).sum(1)
-        seeds = rng.integers(0, 2 ** 63 - 1, size=S)
-        core = KeineAhnungCore.from_state_arrays(self.rules, state, seeds)
+        # Later reshuffles draw from fresh xoshiro256** streams taken from ``rng`` (any state but all
+        # zeros is a valid one).
+        core.rng_state[:] = rng.integers(0, 2 ** 64, size=(S, 4), dtype=np.uint64, endpoint=False)
+        core.rng_state[~core.rng_state.any(1), 0] = 1
         K.advance_kernel(core._state(), core._k, np.arange(S, dtype=np.intp), K.DECIDE)
         return core
 
-    def _empty_state(self, S: int) -> dict:
+    def _new_core(self, S: int):
+        """An empty core of S games (a one-game template's constants shared, its arrays repeated:
+        building the kernels' constants again for every sample batch would cost more than sampling)."""
         from .core import STATE_ARRAYS, KeineAhnungCore
 
         if not hasattr(self, "_template"):
-            template = KeineAhnungCore.__new__(KeineAhnungCore)
-            template._allocate(1, self.rules)
-            self._template = {name: getattr(template, name) for name in STATE_ARRAYS}
-        state = {name: np.repeat(arr, S, axis=0) for name, arr in self._template.items()}
-        state["card_loc"][:] = 0
-        state["phase"][:] = Phase.MAIN
-        return state
+            self._template = KeineAhnungCore.__new__(KeineAhnungCore)
+            self._template._allocate(1, self.rules)
+        core = KeineAhnungCore.__new__(KeineAhnungCore)
+        core.__dict__.update(self._template.__dict__)
+        for name in STATE_ARRAYS + ("rng_state",):
+            setattr(core, name, np.repeat(getattr(self._template, name), S, axis=0))
+        core.num_envs = S
+        core._all_active = np.ones(S, bool)
+        return core
 
     # ------------------------------------------------------------------------------ events
 

@@ -522,12 +522,14 @@ def collect_call_states(num_players: Sequence[int] = (2, 3, 4, 5), memories: Seq
                 core.step(actions)
 
 
-def engine_check(states: int, playouts: int, seed: int = 0, num_envs: int = 64) -> dict:
+def engine_check(states: int, playouts: int, seed: int = 0, num_envs: int = 64, sampler: bool = False) -> dict:
     """The exact probability next to Monte Carlo play-outs of the real engine for about ``states``
     call states, spread over 2-5 players, both memory modes and random or greedy play.
 
     Returns ``exact`` [S] and ``hits`` [S] (successful play-outs of ``playouts``) arrays, the
-    ``variants`` list of ``(players, memory, policy)`` per state, ``playouts`` and ``seconds``.
+    ``variants`` list of ``(players, memory, policy)`` per state, ``playouts`` and ``seconds``; with
+    ``sampler=True`` also ``sampled`` [S]: successful CALLs in ``playouts`` games drawn by the belief's
+    sampler (``belief.sample_states``) from the caller's observation alone.
     """
     import itertools
     import time
@@ -539,7 +541,9 @@ def engine_check(states: int, playouts: int, seed: int = 0, num_envs: int = 64) 
     variants = [(P, memory, policy) for P in (2, 3, 4, 5) for memory in ("perfect", "none")
                 for policy in ("random", "greedy")]
     per_variant = max(1, -(-states // len(variants)))
-    exact, hits, labels = [], [], []
+    from .belief import belief_for
+
+    exact, hits, labels, sampled = [], [], [], []
     scratch: dict = {}
     start = time.time()
     for i, (P, memory, policy) in enumerate(variants):
@@ -553,5 +557,14 @@ def engine_check(states: int, playouts: int, seed: int = 0, num_envs: int = 64) 
             k, _ = monte_carlo_call_success(core, b, playouts, rng, scratch=scratch[core.rules])
             hits.append(k)
             labels.append((P, memory, policy))
-    return {"exact": np.array(exact), "hits": np.array(hits), "variants": labels, "playouts": playouts,
-            "seconds": time.time() - start}
+            if sampler:
+                obs = core.observe(core.current)[b]
+                games = belief_for(core.rules).sample_states(obs, playouts, rng)
+                before = games.trophy_count[:, 0].copy()
+                games.step(np.full(playouts, ACTION_CALL))
+                sampled.append(int((games.trophy_count[:, 0] > before).sum()))
+    out = {"exact": np.array(exact), "hits": np.array(hits), "variants": labels, "playouts": playouts,
+           "seconds": time.time() - start}
+    if sampler:
+        out["sampled"] = np.array(sampled)
+    return out
