@@ -280,6 +280,26 @@ class RawFeatures:
         return np.asarray(observation, np.float32) * self.scale
 
 
+class OlderObservationFeatures:
+    """A feature set as a policy trained on an older observation version saw it: ``inner`` (the set on
+    current observations) with the scaled observation cut back to its first ``width`` features (the
+    older version; see ``GameSpec.older_observations``). Every feature set begins with the scaled
+    observation, so what follows it (hints, advice) is kept, computed from the current observation."""
+
+    def __init__(self, inner: Any, width: int):
+        self.inner = inner
+        self.kind = inner.kind
+        self.width = int(width)
+        self.input_size = inner.input_size
+        self.size = inner.size - (inner.input_size - self.width)
+        self.needs_mask = inner.needs_mask
+        self.num_actions = inner.num_actions
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
+        x = self.inner(observation, action_mask)
+        return np.concatenate([x[:, : self.width], x[:, self.input_size :]], axis=1)
+
+
 # ------------------------------------------------------------------------------------------ the spec
 
 
@@ -317,6 +337,10 @@ class GameSpec:
       search: optional :class:`SearchHooks` of a determinized roll-out planner (``training.search``).
       belief: optional :class:`BeliefHooks`: exact beliefs and a state sampler from one seat's
         observation (search agents, research); None where the game offers none.
+      older_observations: earlier observation versions a policy may have been trained on, each
+        ``version -> width``: that version's vector is the first ``width`` features of the current
+        one (a game extends its observation by appending sections), so such a policy still plays
+        (:class:`OlderObservationFeatures`).
       ceiling: optional :class:`CeilingHooks`: privileged players for the skill-ceiling study
         (``training.skill_ceiling``); None where the game offers none.
 
@@ -350,6 +374,7 @@ class GameSpec:
     describe_move: Callable[[Any, int, int, int], Callable[[Any], str]] | None = None
     search: SearchHooks | None = None
     belief: BeliefHooks | None = None
+    older_observations: Mapping[int, int] = dataclasses.field(default_factory=dict)
     ceiling: CeilingHooks | None = None
 
     def __post_init__(self):
@@ -421,6 +446,16 @@ class GameSpec:
         if kind not in self.feature_sets:
             raise ValueError(f"features={kind!r} for {self.name}; allowed: {', '.join(self.feature_names)}")
         return self.feature_sets[kind](self)
+
+    def features_for_version(self, kind: str, observation_version: int):
+        """The feature set ``kind`` for a policy trained on ``observation_version`` (the current one or
+        one of ``older_observations``); it reads current observations. ValueError otherwise."""
+        if observation_version == self.observation_version:
+            return self.features(kind)
+        if observation_version not in self.older_observations:
+            allowed = sorted({self.observation_version, *self.older_observations})
+            raise ValueError(f"observation version {observation_version!r} of {self.name}; allowed: {allowed}")
+        return OlderObservationFeatures(self.features(kind), self.older_observations[observation_version])
 
     def privileged_features(self, core: Any, seats: np.ndarray) -> np.ndarray:
         """[B, privileged_size] float32 hidden inputs of an oracle critic for ``seats``."""
