@@ -59,7 +59,7 @@ class SearchAgent:
     name = "ismcts"
 
     def __init__(self, seed: int | None = None, game: str = "keine_ahnung_v0", playouts: int = 16,
-                 rollout: str = "counter", margin: float = 1.0, when: str = "all", max_rows: int = 16384,
+                 rollout: str = "counter", margin: float = 2.0, when: str = "all", max_rows: int = 16384,
                  num_players: int | None = None, rules: dict | None = None):
         """``playouts``: sampled states per distinct move (an integer >= 2); ``rollout``: the agent spec
         (``agents.make``) that plays every seat after the searched move, and whose own move is the
