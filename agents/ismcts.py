@@ -1,12 +1,13 @@
 """A search agent: determinized Monte Carlo search over the states a seat's observation allows.
 
     import agents
-    agent = agents.make("ismcts", game="keine_ahnung_v0", playouts=16, rollout="counter", seed=0)
+    agent = agents.make("ismcts", game="keine_ahnung_v0", playouts=16, when="CALL", seed=0)
     actions = agent.act(observation, action_mask)        # [B, O], [B, A] -> int64 [B]
 
-    python -m training.evaluate --players 4 --agents ismcts,counter --games 2000
+    python -m training.evaluate --players 4 --agents ismcts:playouts=16:when=CALL,counter,counter,counter --games 2000
 
-At each decision with more than one distinct move the agent
+At each decision it searches (``when``: every decision with more than one distinct move, or only
+those where one of the listed actions is legal, e.g. ``CALL``) the agent
 
 1. draws ``playouts`` complete states from the seat's belief (``GameSpec.belief.sample_states``:
    every hidden card and the draw order, each state as likely as the observation makes it);

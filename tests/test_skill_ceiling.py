@@ -113,9 +113,10 @@ def test_skill_ceiling_command_reports_every_level(tmp_path, capsys):
     gain = np.mean(np.array(shares["own"]) - np.array(shares["control"]))
     assert levels["own"]["gain_over_control"][0] == pytest.approx(gain)
     assert json.loads(path.read_text())["players"]["2"]["levels"]["own"]["games"] == 12
-    # The seed fixes every game (deals and agents): the control alone replays its games exactly.
+    # The seed fixes every game (deals and agents, seeded per batch): the control alone, in two worker
+    # processes, replays its games exactly.
     again = skill_ceiling.main(["--players", "2", "--games", "12", "--batch-size", "5", "--seed", "3",
-                                "--levels", "control", "--no-progress"])
+                                "--levels", "control", "--processes", "2", "--no-progress"])
     assert again["players"]["2"]["shares"]["control"] == shares["control"]
 
 

@@ -29,14 +29,14 @@ from keine_ahnung_env.cli import write_json_file
 from keine_ahnung_env.game_spec import CeilingHooks, GameSpec
 from keine_ahnung_env.stats import Z95, proportion_interval
 
-from .cli import (check_env, check_json_path, check_players, check_positive, check_seed, check_variant, make_agent,
+from .cli import (check_env, check_json_path, check_players, check_positive, check_seed, check_variant,
                   parse_dataclass, run_command, usage_error, user_errors)
 
 DEFAULT_ENV = "keine_ahnung_v0"
 PROG = "python -m training.skill_ceiling"
 EXAMPLES = (
     "--players 4 --games 8192 --seed 2026",
-    "--players 2,3,4,5 --games 8192 --seed 2026 --json ceiling.json",
+    "--players 2,3,4,5 --games 8192 --seed 2026 --processes 16 --json ceiling.json",
     "--players 3 --games 1000 --levels control,own --no-progress",
 )
 
@@ -55,7 +55,9 @@ class Args:
     levels: str = ""
     """comma-separated levels (default: every level the game offers; keine_ahnung_v0: control, own, all)"""
     batch_size: int = 1024
-    """games stepped together"""
+    """games stepped together (a batch is also the unit a worker process plays)"""
+    processes: int = 1
+    """worker processes sharing the batches (the same results as 1: every batch seeds its own agents)"""
     rules: list[str] = dataclasses.field(default_factory=list)
     """rules options as key=value (e.g. memory=none)"""
     seed: int = 0
@@ -83,14 +85,14 @@ def win_shares(spec: GameSpec, core, seats: np.ndarray) -> np.ndarray:
 
 
 def play_level(spec: GameSpec, player, opponent, games: int, seed: int, batch_size: int = 1024,
-               progress=None) -> np.ndarray:
+               progress=None, first: int = 0) -> np.ndarray:
     """Plays ``games`` games of ``spec``'s variant, ``player`` (``player(core, games, seats) -> actions``)
-    in seat ``i % P`` of game i and ``opponent`` (a batched agent) elsewhere; game i is the deal
-    ``(seed, i)`` whatever the batch size. Returns the player's win share per game."""
+    in seat ``i % P`` of game i and ``opponent`` (a batched agent) elsewhere; game i (counted from
+    ``first``) is the deal ``(seed, i)`` whatever the batch size. Returns the player's win share per game."""
     P = spec.num_players
     shares = []
-    for start in range(0, games, batch_size):
-        n = min(batch_size, games - start)
+    for start in range(first, first + games, batch_size):
+        n = min(batch_size, first + games - start)
         core = spec.make_core(n, seed)
         core.seed(seed, game_ids=start + np.arange(n))
         core.reset_games(np.arange(n))
@@ -110,8 +112,27 @@ def play_level(spec: GameSpec, player, opponent, games: int, seed: int, batch_si
             core.step(actions, active=~core.done)
         shares.append(win_shares(spec, core, seat))
         if progress is not None:
-            progress(start + n, np.concatenate(shares))
+            progress(start + n - first, np.concatenate(shares))
     return np.concatenate(shares)
+
+
+def play_batch(env: str, players: int, rules: dict, level: str, seed: int, start: int, count: int) -> np.ndarray:
+    """Games ``start .. start + count - 1`` of one level (a batch; the unit a worker process plays): the
+    level's player and the baseline opponents are built and seeded from ``(seed, players, level,
+    start)``, so the results do not depend on how the batches are shared among processes."""
+    spec = registry.game_spec(env, players, **rules)
+    hooks = ceiling_hooks(spec)
+    stream = np.random.SeedSequence([seed, players, list(hooks.levels).index(level), start])
+    agent_seed, opponent_seed = (int(x) for x in stream.generate_state(2))
+    import agents
+
+    opponent = agents.make(hooks.baseline, game=env, seed=opponent_seed, num_players=players, rules=rules or None)
+    player = hooks.player(level, seed=agent_seed, rules=rules or None)
+    return play_level(spec, player, opponent, count, seed, batch_size=count, first=start)
+
+
+def _play_task(task: tuple) -> np.ndarray:
+    return play_batch(*task)
 
 
 def paired_interval(diff: np.ndarray) -> tuple[float, float, float]:
@@ -145,32 +166,41 @@ def main(argv: list[str] | None = None) -> dict:
         levels.insert(0, "control")  # the control first: every gain is measured against it
         check_positive("--games", args.games)
         check_positive("--batch-size", args.batch_size)
+        check_positive("--processes", args.processes)
         check_seed(args.seed)
         check_json_path(args.json)
         variants = {p: check_variant(game, p, args.rules) for p in counts}
     started = time.time()
     results: dict = {"args": dataclasses.asdict(args), "baseline": hooks.baseline, "levels": dict(hooks.levels),
                      "players": {}}
+    tasks = [(args.env, P, variants[P][1], level, args.seed, start, min(args.batch_size, args.games - start))
+             for P in counts for level in levels for start in range(0, args.games, args.batch_size)]
+    played: list[np.ndarray] = []
+
+    def report(task: tuple, shares: np.ndarray) -> None:
+        played.append(shares)
+        if args.progress:
+            print(f"{task[1]} players, {task[3]}: games {task[5]}-{task[5] + task[6] - 1}, win share "
+                  f"{100 * shares.mean():.1f}% ({len(played)} of {len(tasks)} batches, {time.time() - started:.0f} s)",
+                  file=sys.stderr, flush=True)
+
+    if args.processes > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("spawn").Pool(args.processes) as pool:
+            for task, shares in zip(tasks, pool.imap(_play_task, tasks)):
+                report(task, shares)
+    else:
+        for task in tasks:
+            report(task, _play_task(task))
+    by_task = dict(zip([(t[1], t[3], t[5]) for t in tasks], played))
     for P in counts:
-        spec, rules = variants[P]
         per_level, shares_of = {}, {}
-        for i, level in enumerate(levels):
-            with user_errors():
-                opponent = make_agent("--levels", hooks.baseline, game=args.env, seed=args.seed + 1,
-                                      num_players=P, rules=rules)
-            player = hooks.player(level, seed=args.seed + 2 + i, rules=rules)
-            t0 = time.time()
-
-            def report(done: int, shares: np.ndarray, level=level, P=P, t0=t0) -> None:
-                if args.progress:
-                    print(f"{P} players, {level}: {done} games, win share {100 * shares.mean():.1f}% "
-                          f"({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
-
-            shares = play_level(spec, player, opponent, args.games, args.seed, args.batch_size, report)
+        for level in levels:
+            shares = np.concatenate([by_task[(P, level, start)] for start in range(0, args.games, args.batch_size)])
             shares_of[level] = shares
             low, high = proportion_interval(float(shares.sum()), shares.size)
-            row = {"games": int(shares.size), "win_rate": float(shares.mean()), "win_interval": [low, high],
-                   "seconds": time.time() - t0}
+            row = {"games": int(shares.size), "win_rate": float(shares.mean()), "win_interval": [low, high]}
             if level != "control":
                 gain, gain_low, gain_high = paired_interval(shares - shares_of["control"])
                 row["gain_over_control"] = [gain, gain_low, gain_high]
