@@ -21,6 +21,10 @@ those where one of the listed actions is legal, e.g. ``CALL``) the agent
 4. takes the move with the best mean win share, unless it beats the roll-out agent's own move by
    less than ``margin`` standard errors of the paired difference (then the roll-out agent's move).
 
+A first look with ``screen`` of the ``playouts`` states per move comes first; only decisions where
+some other move does at least as well as the roll-out agent's there, and differs from it in some
+state, are played out in all of them (most searches change nothing, so this saves most of the budget).
+
 This is determinized ("perfect information") Monte Carlo search, flat over the moves of the decision
 (one level of search over a belief-sampled root, the usual first level of information-set MCTS). The
 budget is ``playouts`` states per move: a decision with M distinct moves plays ``M * playouts``
@@ -60,14 +64,17 @@ class SearchAgent:
     name = "ismcts"
 
     def __init__(self, seed: int | None = None, game: str = "keine_ahnung_v0", playouts: int = 16,
-                 rollout: str = "counter", margin: float = 2.0, when: str = "all", max_rows: int = 16384,
+                 rollout: str = "counter", margin: float = 2.0, when: str = "all", screen: int = 4,
+                 max_rows: int = 16384,
                  num_players: int | None = None, rules: dict | None = None):
         """``playouts``: sampled states per distinct move (an integer >= 2); ``rollout``: the agent spec
         (``agents.make``) that plays every seat after the searched move, and whose own move is the
         default; ``margin``: standard errors of the paired difference a move needs over the
         roll-out agent's move (a non-negative number; 0: the best mean wins); ``when``: ``"all"`` (search
         every decision with more than one distinct move) or action names joined by ``+`` (e.g.
-        ``"CALL"``: search only decisions where one of them is legal); ``max_rows``: the most
+        ``"CALL"``: search only decisions where one of them is legal); ``screen``: states per move of a
+        first look (0: none), after which only decisions where another move does at least as well as
+        the roll-out agent's (and differs from it in some state) get the rest of the ``playouts``; ``max_rows``: the most
         games one roll-out batch holds (memory); ``num_players`` (optional: read from the
         observation width otherwise) and ``rules`` fix the variant."""
         import agents
@@ -77,6 +84,8 @@ class SearchAgent:
         if isinstance(margin, bool) or not isinstance(margin, (int, float, np.floating, np.integer)) \
                 or not margin >= 0:
             raise ValueError(f"margin={margin!r}; allowed: a non-negative number (standard errors)")
+        if isinstance(screen, bool) or not isinstance(screen, (int, np.integer)) or screen < 0 or screen == 1:
+            raise ValueError(f"screen={screen!r}; allowed: 0 (no first look) or an integer >= 2 (states per move)")
         if isinstance(max_rows, bool) or not isinstance(max_rows, (int, np.integer)) or max_rows < 1:
             raise ValueError(f"max_rows={max_rows!r}; allowed: a positive integer")
         if rules is not None and not isinstance(rules, dict):
@@ -87,6 +96,7 @@ class SearchAgent:
         self.rules.pop("num_players", None)
         self.playouts = int(playouts)
         self.margin = float(margin)
+        self.screen = int(screen)
         self.max_rows = int(max_rows)
         self.rollout_spec = rollout
         probe = registry.game_spec(self.game, entry.default_players if num_players is None else num_players,
@@ -178,16 +188,30 @@ class SearchAgent:
             moves, base = self._moves(spec, core, int(default[i]))
             if len(moves) > 1:
                 plans.append((i, core, moves, base))
-        # One roll-out batch for as many decisions as ``max_rows`` allows.
-        start = 0
-        while start < len(plans):
-            rows, stop = 0, start
-            while stop < len(plans) and (stop == start or rows + len(plans[stop][2]) * plans[stop][1].num_envs
-                                         <= self.max_rows):
-                rows += len(plans[stop][2]) * plans[stop][1].num_envs
-                stop += 1
-            self._evaluate(spec, plans[start:stop], chosen)
-            start = stop
+        self.searched += len(plans)
+        K = self.playouts
+        first = min(self.screen, K) if self.screen else K
+        # The first look: ``screen`` states per move. Where every other move does worse than the roll-out
+        # agent's there, or exactly the same in every state, that move stays (the usual case).
+        values = self._values(spec, [(core, moves, np.arange(first)) for _, core, moves, _ in plans])
+        open_plans = []
+        for plan, v in zip(plans, values):
+            _, _, moves, base = plan
+            diff = v - v[base]
+            if first == K or ((diff.mean(1) >= 0) & (diff != 0).any(1)).any():
+                open_plans.append((plan, v))
+        if first < K and open_plans:
+            rest = self._values(spec, [(core, moves, np.arange(first, K)) for (_, core, moves, _), _ in open_plans])
+            open_plans = [(plan, np.concatenate([v, w], axis=1)) for (plan, v), w in zip(open_plans, rest)]
+        for (i, _, moves, base), v in open_plans:
+            diff = v - v[base]
+            se = diff.std(1, ddof=1) / np.sqrt(v.shape[1])
+            gain = diff.mean(1) - self.margin * se
+            gain[base] = 0.0
+            best = int(np.argmax(gain))
+            if gain[best] > 0:
+                chosen[i] = moves[best]
+                self.changed += 1
         return chosen
 
     def _moves(self, spec, core, default: int) -> tuple[list[int], int]:
@@ -197,35 +221,39 @@ class SearchAgent:
         legal = np.flatnonzero(core.legal_mask[0]).tolist()
         return legal, legal.index(default)
 
-    def _evaluate(self, spec, plans: list, chosen: np.ndarray) -> None:
+    def _values(self, spec, jobs: list) -> list[np.ndarray]:
+        """For each ``(core, moves, rows)``: ``[len(moves), len(rows)]`` win shares of the deciding seat
+        after each move in each listed sampled state, the roll-out agent playing every seat to the end.
+        Roll-outs run in batches of at most ``max_rows`` games (one batch for many decisions)."""
+        out: list[np.ndarray] = []
+        start = 0
+        while start < len(jobs):
+            rows, stop = 0, start
+            while stop < len(jobs) and (stop == start or rows + len(jobs[stop][1]) * jobs[stop][2].size <= self.max_rows):
+                rows += len(jobs[stop][1]) * jobs[stop][2].size
+                stop += 1
+            out.extend(self._play(spec, jobs[start:stop]))
+            start = stop
+        return out
+
+    def _play(self, spec, jobs: list) -> list[np.ndarray]:
         parts, first, seats = [], [], []
-        for _, core, moves, _ in plans:
-            K = core.num_envs
-            every = np.arange(K)
+        for core, moves, rows in jobs:
             for move in moves:
-                parts.append((core, every))
-                first.append(np.full(K, move, np.int64))
-                seats.append(core.current[every].astype(np.intp))
-        sim = type(plans[0][1]).gather(parts)
+                parts.append((core, rows))
+                first.append(np.full(rows.size, move, np.int64))
+                seats.append(core.current[rows].astype(np.intp))
+        sim = type(jobs[0][0]).gather(parts)
         sim.step(np.concatenate(first))
         play_out(sim, self.rollout)
         seat = np.concatenate(seats)
         value = np.asarray(spec.win_shares(sim))[np.arange(sim.num_envs), seat]
         value = np.where(np.asarray(sim.truncated), 1.0 / spec.num_players, value)
-        at = 0
-        for i, core, moves, base in plans:
-            K = core.num_envs
-            v = value[at: at + len(moves) * K].reshape(len(moves), K)
-            at += len(moves) * K
-            diff = v - v[base]
-            se = diff.std(1, ddof=1) / np.sqrt(K)
-            gain = diff.mean(1) - self.margin * se
-            gain[base] = 0.0
-            best = int(np.argmax(gain))
-            self.searched += 1
-            if gain[best] > 0:
-                chosen[i] = moves[best]
-                self.changed += 1
+        out, at = [], 0
+        for _, moves, rows in jobs:
+            out.append(value[at: at + len(moves) * rows.size].reshape(len(moves), rows.size))
+            at += len(moves) * rows.size
+        return out
 
 
 def make_agent(seed: int | None = None, game: str = "keine_ahnung_v0", **kwargs) -> SearchAgent:

@@ -35,6 +35,7 @@ def test_ismcts_is_registered_and_refuses_bad_arguments():
         (dict(when="NOPE"), r"when='NOPE': no action named 'NOPE' in keine_ahnung_v0"),
         (dict(when=""), r"when=''; allowed: 'all' or action names joined by '\+'"),
         (dict(max_rows=0), r"max_rows=0; allowed: a positive integer"),
+        (dict(screen=1), r"screen=1; allowed: 0 \(no first look\) or an integer >= 2"),
         (dict(rollout="nobody"), r"unknown agent 'nobody'"),
     ]:
         with pytest.raises(ValueError, match=message):
@@ -49,7 +50,7 @@ def test_ismcts_is_registered_and_refuses_bad_arguments():
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_ismcts_plays_legal_moves_and_searches_only_where_told(players):
-    core = _positions(players, seed=players, steps=30)
+    core = _positions(players, seed=players, steps=30, num_games=10)
     live = np.flatnonzero(~core.done)
     obs, mask = core.observe(core.current[live], games=live), core.legal_mask[live]
     agent = agents.make("ismcts", playouts=2, seed=1, max_rows=7)
@@ -58,7 +59,7 @@ def test_ismcts_plays_legal_moves_and_searches_only_where_told(players):
     assert agent.decisions == live.size and 0 < agent.searched <= (mask.sum(1) > 1).sum()
     single = mask.sum(1) == 1
     np.testing.assert_array_equal(actions[single], mask[single].argmax(1))
-    calls = agents.make("ismcts", playouts=2, seed=1, when="CALL")
+    calls = agents.make("ismcts", playouts=4, screen=0, seed=1, when="CALL")
     assert mask[np.arange(live.size), calls.act(obs, mask)].all()
     assert calls.searched <= (mask[:, ACTION_CALL] & (mask.sum(1) > 1)).sum()
     assert agent.act(obs[:0], mask[:0]).shape == (0,)
@@ -88,6 +89,6 @@ def test_ismcts_finds_the_sure_trophy_its_rollout_agent_misses():
     assert len(obs) == 8
     never = agents.make("never_call", seed=0)
     assert (never.act(obs, mask) != ACTION_CALL).all()
-    agent = agents.make("ismcts", rollout="never_call", playouts=16, margin=0.0, seed=0)
+    agent = agents.make("ismcts", rollout="never_call", playouts=16, margin=0.0, screen=0, seed=0)
     chosen = agent.act(obs, mask)
     assert (chosen == ACTION_CALL).sum() >= 7 and agent.changed >= 7
