@@ -352,7 +352,7 @@ def make(name: str, game: str = DEFAULT_GAME, seed: int | None = None, **kwargs:
         return agent
     spec_name, spec_kwargs = parse_spec(name, game)
     spec_kwargs.update(kwargs)
-    if spec_name in PATH_AGENTS:
+    if spec_name in _GAME_AWARE:
         spec_kwargs.setdefault("game", game)
     entry = _check_game(game)[spec_name]
     factory = entry.resolve()
@@ -370,6 +370,10 @@ def make(name: str, game: str = DEFAULT_GAME, seed: int | None = None, **kwargs:
     return agent
 
 
+_GAME_AWARE = PATH_AGENTS + ("ismcts",)
+"""Agents for every game whose factory is told the game it plays (``game=``)."""
+
+
 def _random(seed=None, num_players=None, rules=None, **kwargs):
     if kwargs:
         raise TypeError(f"unexpected arguments {sorted(kwargs)}")
@@ -380,4 +384,6 @@ register("random", _random, game=None, description="uniform over legal actions")
 register("ppo", "agents.ppo:make_agent", game=None, positional=("path",), description="a trained PPO checkpoint")
 register("rllib", "agents.rllib:make_agent", game=None, positional=("path",),
          description="a policy trained on Ray RLlib (training.train_rllib's .npz export)")
+register("ismcts", "agents.ismcts:make_agent", game=None,
+         description="determinized search over belief-sampled states, counter roll-outs (agents/ismcts.py)")
 register("ppo_4p", "agents.ppo:make_ready_agent", description="the shipped 4-player PPO agent (counter's advice)")

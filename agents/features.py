@@ -21,8 +21,11 @@ import numpy as np
 from . import DEFAULT_GAME
 
 
-def ObservationFeatures(kind: str, num_players: int, rules: dict | None = None, game: str = DEFAULT_GAME) -> Any:
-    """The policy feature set ``kind`` of ``game`` with ``num_players`` seats and these rules options.
+def ObservationFeatures(kind: str, num_players: int, rules: dict | None = None, game: str = DEFAULT_GAME,
+                        observation_version: int | None = None) -> Any:
+    """The policy feature set ``kind`` of ``game`` with ``num_players`` seats and these rules options
+    (for a policy trained on ``observation_version``: an older version reads the current observations
+    cut back to its width, ``GameSpec.features_for_version``).
 
     The name is kept from when this was a Keine Ahnung class; it returns
     ``registry.game_spec(game, num_players, **rules).features(kind)``. A ``num_players`` entry inside
@@ -31,7 +34,10 @@ def ObservationFeatures(kind: str, num_players: int, rules: dict | None = None, 
     from keine_ahnung_env import registry
 
     options = {k: v for k, v in (rules or {}).items() if k != "num_players"}
-    return registry.game_spec(game, num_players, **options).features(kind)
+    spec = registry.game_spec(game, num_players, **options)
+    if observation_version is None:
+        return spec.features(kind)
+    return spec.features_for_version(kind, observation_version)
 
 
 def pad_privileged(inputs: np.ndarray, width: int) -> np.ndarray:

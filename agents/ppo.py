@@ -19,7 +19,9 @@ only (a pickle that would build any other object is refused, not run). :func:`lo
 the ``data`` entry, so resuming never unpickles anything either.
 
 Every check goes through the game registry (``keine_ahnung_env.registry``): a checkpoint made for
-another game, another version of its game or another observation version, a sidecar with a malformed
+another game, another version of its game or an observation version its game no longer reads (an
+older version the game lists in ``GameSpec.older_observations`` plays on the current observations cut
+back to that version's width; it cannot resume training), a sidecar with a malformed
 field or an observation size that does not match its own player count and rules, and (when the caller
 names them) another player count or rules are refused with a clear error before any weights are read.
 Sidecars written before ``game_version`` existed count as version 0.
@@ -228,9 +230,9 @@ def check_game(info: CheckpointInfo, game: str | None = None, where: str = "chec
     if info.game_version != spec.version:
         raise ValueError(f"{where} was trained for version {info.game_version} of {info.game}; this library "
                          f"has version {spec.version}")
-    if info.observation_version != spec.observation_version:
-        raise ValueError(f"{where} uses observation version {info.observation_version}; "
-                         f"this library encodes version {spec.observation_version}")
+    if info.observation_version != spec.observation_version and info.observation_version not in spec.older_observations:
+        raise ValueError(f"{where} uses observation version {info.observation_version}; this library encodes "
+                         f"version {spec.observation_version} and reads {sorted(spec.older_observations) or 'no older'}")
     if info.num_actions != spec.num_actions:
         raise ValueError(f"{where}: the sidecar's num_actions {info.num_actions} is not {info.game}'s "
                          f"{spec.num_actions}")
@@ -238,6 +240,8 @@ def check_game(info: CheckpointInfo, game: str | None = None, where: str = "chec
         size = spec.features(info.features).input_size
     except ValueError as exc:
         raise ValueError(f"{where}: the sidecar's feature set is not one of {info.game}'s: {exc}") from None
+    if info.observation_version != spec.observation_version:
+        size = spec.older_observations[info.observation_version]
     if info.observation_size != size:
         raise ValueError(f"{where}: the sidecar's observation_size {info.observation_size} does not match its "
                          f"{info.num_players} players and rules (observation size {size})")
@@ -249,7 +253,8 @@ def build_policy(info: CheckpointInfo):
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    width = ObservationFeatures(info.features, info.num_players, info.rules, game=info.game).size
+    width = ObservationFeatures(info.features, info.num_players, info.rules, game=info.game,
+                                observation_version=info.observation_version).size
     obs_space = spaces.Box(0.0, 1.0, (width + info.privileged_size,), np.float32)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[info.activation]
     if info.critic == "oracle":
@@ -343,6 +348,13 @@ def load_training_state(path: str | Path, game: str | None = None) -> TrainingSt
     the state in with :func:`restore_training_state`. ValueError for a play-only export, a foreign,
     changed or damaged checkpoint."""
     zip_path, info = _verified_archive(path, game)
+    from keine_ahnung_env import registry
+
+    spec = registry.game_spec(info.game, info.num_players, **{k: v for k, v in info.rules.items() if k != "num_players"})
+    if info.observation_version != spec.observation_version:
+        raise ValueError(f"checkpoint {zip_path} was trained on observation version {info.observation_version}; it "
+                         f"still plays (agents.make('ppo', path=...)) but training resumes only on the current "
+                         f"version {spec.observation_version}")
     if is_play_only(zip_path):
         raise ValueError(f"checkpoint {zip_path} is a play-only export (weights without optimizer state or "
                          "training data); resume from the training run's own checkpoint")
@@ -406,7 +418,8 @@ class PPOAgent:
         self.info = info
         self.deterministic = deterministic
         self.name = name
-        self._features = ObservationFeatures(info.features, info.num_players, info.rules, game=info.game)
+        self._features = ObservationFeatures(info.features, info.num_players, info.rules, game=info.game,
+                                             observation_version=info.observation_version)
         self._generator = torch.Generator().manual_seed(0 if seed is None else int(seed))
 
     def reseed(self, seed: int | None) -> None:
@@ -417,8 +430,8 @@ class PPOAgent:
 
         obs = np.asarray(observation, np.float32)
         mask = np.asarray(action_mask, bool)
-        if obs.ndim != 2 or obs.shape[1] != self.info.observation_size:
-            raise ValueError(f"{self.name}: observations must be [batch, {self.info.observation_size}] "
+        if obs.ndim != 2 or obs.shape[1] != self._features.input_size:
+            raise ValueError(f"{self.name}: observations must be [batch, {self._features.input_size}] "
                              f"({self.info.num_players}-player {self.info.game}); got shape {obs.shape}")
         if mask.shape != (obs.shape[0], self.info.num_actions):
             raise ValueError(f"{self.name}: action_mask must be [batch, {self.info.num_actions}]; got {mask.shape}")

@@ -220,3 +220,32 @@ class CompiledCore:
         out = np.empty((n, self.observation_size), np.float32)
         self._observe(np.ascontiguousarray(g), seats, out)
         return out
+
+    # ------------------------------------------------------------ branching
+
+    @classmethod
+    def gather(cls, parts: Sequence[tuple["CompiledCore", np.ndarray]]) -> "CompiledCore":
+        """A new core whose rows are copies of the listed rows of the given cores, in order: ``parts``
+        is a sequence of ``(core, rows)`` (cores of one variant, ``rows`` int arrays, repeats allowed).
+        Each copy keeps its game's whole state, its random stream included, so copies of one row play
+        on identically (search agents branch positions this way: every move meets the same futures)."""
+        if not parts:
+            raise ValueError("gather needs at least one (core, rows) part")
+        first = parts[0][0]
+        kind, rules = type(first), first.rules
+        picks = []
+        for core, rows in parts:
+            if type(core) is not kind or core.rules != rules:
+                raise ValueError(f"gather: every core must be a {kind.__name__} of the same rules")
+            r = np.asarray(rows, np.intp).reshape(-1)
+            if r.size and (r.min() < 0 or r.max() >= core.num_envs):
+                raise ValueError(f"gather: rows must be in 0..{core.num_envs - 1}")
+            picks.append((core, r))
+        total = sum(r.size for _, r in picks)
+        if total < 1:
+            raise ValueError("gather: no rows listed")
+        out = kind.__new__(kind)
+        out._allocate(total, rules)
+        for name in kind.kernels.STATE_FIELDS:
+            np.concatenate([getattr(core, name)[r] for core, r in picks], out=getattr(out, name))
+        return out

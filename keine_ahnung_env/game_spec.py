@@ -231,6 +231,23 @@ class BeliefHooks(Protocol):
         ...
 
 
+class CeilingHooks(Protocol):
+    """Privileged players for the skill-ceiling study (``training.skill_ceiling``): the game's strongest
+    heuristic fed more knowledge than a seat has, read from the engine's state. A game offers it as
+    ``GameSpec.ceiling``; it is a research tool, never an agent of the public API."""
+
+    levels: Mapping[str, str]
+    """level name -> what it sees; one of them is ``"control"``, the heuristic itself."""
+    baseline: str
+    """agent spec of the opponents (the heuristic, e.g. ``"counter"``)."""
+
+    def player(self, level: str, seed: int | None = None, rules: dict | None = None) -> Callable[[Any, np.ndarray,
+                                                                                                  np.ndarray], np.ndarray]:
+        """``player(core, games [n], seats [n]) -> int64 [n]``: the level's moves for the seats to act
+        in those games of a core of the variant (``rules``)."""
+        ...
+
+
 class Features(Protocol):
     """A policy feature set: maps raw observations (and masks) to policy inputs."""
 
@@ -262,6 +279,26 @@ class RawFeatures:
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
         return np.asarray(observation, np.float32) * self.scale
+
+
+class OlderObservationFeatures:
+    """A feature set as a policy trained on an older observation version saw it: ``inner`` (the set on
+    current observations) with the scaled observation cut back to its first ``width`` features (the
+    older version; see ``GameSpec.older_observations``). Every feature set begins with the scaled
+    observation, so what follows it (hints, advice) is kept, computed from the current observation."""
+
+    def __init__(self, inner: Any, width: int):
+        self.inner = inner
+        self.kind = inner.kind
+        self.width = int(width)
+        self.input_size = inner.input_size
+        self.size = inner.size - (inner.input_size - self.width)
+        self.needs_mask = inner.needs_mask
+        self.num_actions = inner.num_actions
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
+        x = self.inner(observation, action_mask)
+        return np.concatenate([x[:, : self.width], x[:, self.input_size :]], axis=1)
 
 
 # ------------------------------------------------------------------------------------------ the spec
@@ -305,6 +342,12 @@ class GameSpec:
         table of one game laid out as a picture (the game's ``picture.py``) from ``seat``'s point of
         view (None: what the whole table sees; ``reveal_all``: every card); :meth:`draw` draws it.
         None: the game draws no pictures.
+      older_observations: earlier observation versions a policy may have been trained on, each
+        ``version -> width``: that version's vector is the first ``width`` features of the current
+        one (a game extends its observation by appending sections), so such a policy still plays
+        (:class:`OlderObservationFeatures`).
+      ceiling: optional :class:`CeilingHooks`: privileged players for the skill-ceiling study
+        (``training.skill_ceiling``); None where the game offers none.
 
     A spec is immutable: ``copy``/``deepcopy`` return it unchanged. It pickles as its name, player
     count and rules and is rebuilt through the game registry, so environments holding one pickle.
@@ -337,6 +380,8 @@ class GameSpec:
     search: SearchHooks | None = None
     belief: BeliefHooks | None = None
     scene: Callable[[Any, int, int | None, bool], Any] | None = None
+    older_observations: Mapping[int, int] = dataclasses.field(default_factory=dict)
+    ceiling: CeilingHooks | None = None
 
     def __post_init__(self):
         if len(self.action_names) != self.num_actions:
@@ -415,6 +460,16 @@ class GameSpec:
         if kind not in self.feature_sets:
             raise ValueError(f"features={kind!r} for {self.name}; allowed: {', '.join(self.feature_names)}")
         return self.feature_sets[kind](self)
+
+    def features_for_version(self, kind: str, observation_version: int):
+        """The feature set ``kind`` for a policy trained on ``observation_version`` (the current one or
+        one of ``older_observations``); it reads current observations. ValueError otherwise."""
+        if observation_version == self.observation_version:
+            return self.features(kind)
+        if observation_version not in self.older_observations:
+            allowed = sorted({self.observation_version, *self.older_observations})
+            raise ValueError(f"observation version {observation_version!r} of {self.name}; allowed: {allowed}")
+        return OlderObservationFeatures(self.features(kind), self.older_observations[observation_version])
 
     def privileged_features(self, core: Any, seats: np.ndarray) -> np.ndarray:
         """[B, privileged_size] float32 hidden inputs of an oracle critic for ``seats``."""

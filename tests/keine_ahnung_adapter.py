@@ -98,6 +98,13 @@ def hidden_permutation(core: KeineAhnungCore, b: int, rng: np.random.Generator) 
     hidden = hidden_cards(core, b)
     if hidden.size < 2:
         return perm
+    if core.rules.memory == "perfect":
+        # A seat that remembers knows which shuffle dealt each hidden card and what every earlier
+        # shuffle's leftovers are (observation version 2): only cards of one pool are interchangeable.
+        for epoch in np.unique(core.card_epoch[b, hidden]):
+            pool = hidden[core.card_epoch[b, hidden] == epoch]
+            perm[pool] = rng.permutation(pool)
+        return perm
     off_pile = hidden[core.card_loc[b, hidden] != LOC_PILE]
     perm[off_pile] = rng.permutation(off_pile)
     numbers = hidden[~core.tables.is_prize[hidden]]
@@ -116,7 +123,7 @@ def permute_cards(core: KeineAhnungCore, b: int, perm: np.ndarray) -> None:
         arr[present] = perm[arr[present]]
     if core.pending[b] >= 0:
         core.pending[b] = perm[core.pending[b]]
-    for name in ("card_loc", "card_where", "card_known"):
+    for name in ("card_loc", "card_where", "card_known", "card_epoch"):
         arr = getattr(core, name)
         old = arr[b].copy()
         arr[b, perm] = old

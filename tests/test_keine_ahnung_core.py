@@ -124,7 +124,7 @@ def relabel(core, b, a, c):
         view = arr[b]
         is_a, is_c = view == a, view == c
         view[is_a], view[is_c] = c, a
-    for arr in (core.card_loc, core.card_where, core.card_known):
+    for arr in (core.card_loc, core.card_where, core.card_known, core.card_epoch):
         arr[b, [a, c]] = arr[b, [c, a]]
 
 
@@ -153,7 +153,15 @@ def test_changing_a_hidden_card_or_trophy_leaves_observations_unchanged(memory):
                 hidden = hidden_from(core, b, memory)
                 if hidden.size < 2:
                     continue
-                a, c = rng.choice(hidden, 2, replace=False)
+                # With perfect memory a seat knows which shuffle dealt each hidden card and what every
+                # earlier shuffle's hidden cards are (observation version 2): only cards of one pool
+                # are interchangeable for it.
+                a = int(rng.choice(hidden))
+                same_pool = hidden[(core.card_epoch[b, hidden] == core.card_epoch[b, a]) & (hidden != a)] \
+                    if memory == "perfect" else hidden[hidden != a]
+                if same_pool.size == 0:
+                    continue
+                c = int(rng.choice(same_pool))
                 other = copy.deepcopy(core)
                 relabel(other, b, int(a), int(c))
                 # opponents' trophy values and the trophy pile order are secret too

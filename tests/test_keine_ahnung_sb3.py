@@ -42,7 +42,7 @@ def test_is_a_vec_env_with_consistent_spaces():
     venv = keine_ahnung_v0.sb3_vec_env(8, opponents=randoms(3), seed=0)
     assert isinstance(venv, VecEnv) and venv.num_envs == 8
     obs = venv.reset()
-    assert obs.shape == (8, 571) and obs.dtype == np.float32
+    assert obs.shape == (8, 736) and obs.dtype == np.float32
     assert all(venv.observation_space.contains(o) for o in obs)
     masks = venv.env_method("action_masks")
     assert len(masks) == 8 and all(m.shape == (44,) and m.dtype == bool and m.any() for m in masks)
@@ -56,7 +56,7 @@ def test_is_a_vec_env_with_consistent_spaces():
     with pytest.raises(AttributeError, match="allowed: 'action_masks', 'render'"):
         venv.env_method("fly")
     raw = keine_ahnung_v0.sb3_vec_env(2, opponents=randoms(1), num_players=2, normalize_obs=False)
-    assert raw.reset().max() > 1.0 and raw.observation_space.shape == (347,)
+    assert raw.reset().max() > 1.0 and raw.observation_space.shape == (488,)
 
 
 def test_bad_arguments_are_value_errors():
@@ -80,13 +80,13 @@ def test_auto_reset_terminal_observation_and_vec_monitor():
     finished = 0
     while finished < 20:
         obs, rewards, dones, infos = venv.step(random_actions(rng, venv))
-        assert obs.shape == (16, 347) and rewards.dtype == np.float32 and dones.dtype == bool
+        assert obs.shape == (16, 488) and rewards.dtype == np.float32 and dones.dtype == bool
         returns += rewards
         for i in np.flatnonzero(dones):
             info = infos[i]
             finished += 1
             terminal = info["terminal_observation"]
-            assert terminal.shape == (347,) and venv.observation_space.contains(terminal)
+            assert terminal.shape == (488,) and venv.observation_space.contains(terminal)
             assert terminal[3] == 1.0  # phase one-hot: OVER
             assert obs[i][3] == 0.0  # the returned observation is already the next game's
             assert info["episode"]["r"] == pytest.approx(returns[i])

@@ -69,7 +69,7 @@ def test_gymnasium_and_sb3_check_env(options):
 def test_spaces_and_masks():
     env = keine_ahnung_v0.solo_env(randoms(3))
     obs, info = env.reset(seed=0)
-    assert env.observation_space.shape == (571,) and env.observation_space.dtype == np.float32
+    assert env.observation_space.shape == (736,) and env.observation_space.dtype == np.float32
     assert env.observation_space.high.max() == 1.0  # normalize_obs defaults to True
     assert env.action_space.n == keine_ahnung_v0.NUM_ACTIONS
     mask = env.action_masks()
@@ -131,7 +131,7 @@ def test_opponents_get_batched_raw_arrays_and_learner_acts_on_its_turn():
     assert all(r.calls for r in recorders)  # seat 3 starts after seats 0-2 have played
     for r in recorders:
         for obs_shape, obs_dtype, mask_shape, mask_dtype in r.calls:
-            assert obs_shape == (1, 571) and obs_dtype == np.float32
+            assert obs_shape == (1, 736) and obs_dtype == np.float32
             assert mask_shape == (1, 44) and mask_dtype == bool
     core = env.unwrapped.games.core
     assert int(core.current[0]) == 3

@@ -43,6 +43,9 @@ T trophies, A actions); every one is a plain attribute with a row per game:
 | truncated     | [B]       | bool    | ``max_turns`` turns were played first                           |
 | rewards       | [B, P]    | float32 | rewards of the last step                                        |
 | legal_mask    | [B, A]    | bool    | legal actions of the seat to act (all False when over)          |
+| card_epoch    | [B, N]    | int32   | value of ``reshuffles`` when the card was last shuffled into the |
+|               |           |         | draw pile (0: the deal): which pool a face-down card came from  |
+| reshuffles    | [B]       | int32   | reshuffles of the draw pile so far                              |
 | rng_state     | [B, 4]    | uint64  | the game's xoshiro256** stream (``rng.py``)                     |
 
 There are no hidden caches: every kernel derives what it needs (the faces a card fits, the oldest
@@ -95,6 +98,7 @@ def _consts(rules: Rules, layout: ObservationLayout) -> K.Consts:
         card_type=np.ascontiguousarray(t.card_type),
         type_total=np.ascontiguousarray(t.type_total),
         features=card_feature_table(t),
+        trophy_value_index=np.searchsorted(t.trophy_values, np.arange(int(t.trophies.max()) + 1)).astype(np.int16),
         num_players=int(rules.num_players),
         allow_keep=bool(rules.allow_keep),
         reshuffle_discards=bool(rules.reshuffle_discards),
@@ -106,6 +110,9 @@ def _consts(rules: Rules, layout: ObservationLayout) -> K.Consts:
         off_pending_slot=off["pending_slot"], off_pile_tops=off["pile_tops"], off_layouts=off["layouts"],
         off_table_counts=off["table_counts"], off_players=off["players"],
         off_own_trophy_points=off["own_trophy_points"], off_unknown_cards=off["unknown_cards"],
+        off_own_trophies=off["own_trophies"], off_set_aside_cards=off["set_aside_cards"],
+        off_covered_cards=off["covered_cards"], off_earlier_pool=off["earlier_pool"],
+        off_earlier_pool_cards=off["earlier_pool_cards"],
     )
 
 
@@ -121,7 +128,7 @@ class KeineAhnungCore(CompiledCore):
         self.num_players = P = rules.num_players
         N, T = t.num_cards, t.num_trophies
         self.pile_capacity = max(1, int((~t.is_prize).sum()))  # every pile holds a number card
-        self.obs_layout = ObservationLayout.make(P, t.num_types)
+        self.obs_layout = ObservationLayout.for_tables(P, t)
         self._k = _consts(rules, self.obs_layout)
         self._all_active = np.ones(B, bool)
         self.draw_cards = np.zeros((B, N), np.int16)
@@ -152,6 +159,8 @@ class KeineAhnungCore(CompiledCore):
         self.truncated = np.zeros(B, bool)
         self.rewards = np.zeros((B, P), np.float32)
         self.legal_mask = np.zeros((B, NUM_ACTIONS), bool)
+        self.card_epoch = np.zeros((B, N), np.int32)
+        self.reshuffles = np.zeros(B, np.int32)
         self.rng_state = np.zeros((B, 4), np.uint64)
 
     # ------------------------------------------------------------ kernels

@@ -209,6 +209,15 @@ class CardTables:
     def num_trophies(self) -> int:
         return int(self.trophies.shape[0])
 
+    @property
+    def trophy_values(self) -> np.ndarray:
+        """The distinct trophy values, ascending (the ``own_trophies`` observation section's order)."""
+        return np.unique(self.trophies)
+
+    @property
+    def num_trophy_values(self) -> int:
+        return int(self.trophy_values.shape[0])
+
     def card_name(self, card: int) -> str:
         """A short human label: 'red 5*' (star = extra function), 'prize 2', '--' for no card."""
         if card < 0:

@@ -42,7 +42,7 @@ class KeineAhnungFeatures:
         options = {k: v for k, v in (rules or {}).items() if k != "num_players"}
         self.kind = kind
         self.tables = Rules.make(num_players, **options).tables()
-        self.layout = ObservationLayout.make(num_players, self.tables.num_types)
+        self.layout = ObservationLayout.for_tables(num_players, self.tables)
         self.scale = self.layout.scale(self.tables)
         self.input_size = self.layout.size
         self.size = self.input_size + (HINT_WIDTH if kind != "raw" else 0)

@@ -57,7 +57,8 @@ STATE_FIELDS = (
     "draw_cards", "draw_pos", "draw_len", "card_loc", "card_where", "card_known", "layout", "pile_top",
     "pile_face", "pile_count", "top_count", "trophy_order", "trophy_owner", "trophy_pos", "trophy_count",
     "trophy_points", "prize_count", "prize_points", "current", "phase", "pending", "pending_slot",
-    "clear_pending", "turn", "terminated", "truncated", "rewards", "legal_mask", "rng_state")
+    "clear_pending", "turn", "terminated", "truncated", "rewards", "legal_mask", "card_epoch", "reshuffles",
+    "rng_state")
 
 State = collections.namedtuple("State", STATE_FIELDS)
 """The state arrays of a core, in one argument (``core.py`` documents every field)."""
@@ -72,9 +73,11 @@ Consts = collections.namedtuple("Consts", (
     "card_type",     # [N] int16
     "type_total",    # [T_types] int16
     "features",      # [N + 1, 15] float32: card encodings (observation.card_feature_table)
+    "trophy_value_index",  # [max value + 1] int16: index of each trophy value among the deck's distinct values
     "num_players", "allow_keep", "reshuffle_discards", "max_turns", "reward_mode", "perfect_memory",
     "obs_size", "off_phase", "off_acting", "off_pending_card", "off_pending_slot", "off_pile_tops",
     "off_layouts", "off_table_counts", "off_players", "off_own_trophy_points", "off_unknown_cards",
+    "off_own_trophies", "off_set_aside_cards", "off_covered_cards", "off_earlier_pool", "off_earlier_pool_cards",
 ))
 """Constants of one variant, in one argument."""
 
@@ -102,11 +105,13 @@ def _reshuffle(s, k, b):
                 n += 1
     if n == 0:
         return
+    s.reshuffles[b] += 1
     for i in range(n):
         c = s.draw_cards[b, i]
         s.card_loc[b, c] = LOC_DRAW
         s.card_where[b, c] = 0
         s.card_known[b, c] = False
+        s.card_epoch[b, c] = s.reshuffles[b]
     shuffle(s.rng_state, b, s.draw_cards[b], n)
     s.draw_pos[b] = 0
     s.draw_len[b] = n
@@ -460,6 +465,8 @@ def _deal_game(s, k, b):
         s.card_loc[b, c] = LOC_DRAW
         s.card_where[b, c] = 0
         s.card_known[b, c] = False
+        s.card_epoch[b, c] = 0
+    s.reshuffles[b] = 0
     shuffle(s.rng_state, b, s.draw_cards[b], N)
     for i in range(T):
         s.trophy_order[b, i] = k.trophies[i]
@@ -542,11 +549,81 @@ def _observe_game(s, k, b, seat, out):
             top = (loc == LOC_PILE) & (s.pile_top[b, s.card_where[b, c]] == c)
             unknown = not ((loc == LOC_ASIDE) | (loc == LOC_PRIZE) | (c == pending) | top)
         out[unknown_base + k.card_type[c]] += np.float32(unknown)
+    _observe_belief_sections(s, k, b, seat, out)
     out[k.off_table_counts] = s.draw_len[b] - s.draw_pos[b]
     out[k.off_table_counts + 1] = aside
     out[k.off_table_counts + 2] = s.trophy_order.shape[1] - s.trophy_pos[b]
     out[k.off_table_counts + 3] = s.pile_count[b]
     out[k.off_own_trophy_points] = s.trophy_points[b, seat]
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _unknown_age(s, k, b, p, slot):
+    """Reshuffles since the draw pile that dealt seat p's face-down card in ``slot`` was shuffled, for a
+    card unknown to the table (perfect memory); -1 for an empty slot or a known card."""
+    card = s.layout[b, p, slot]
+    if card < 0 or s.card_known[b, card]:
+        return -1
+    return np.int64(s.reshuffles[b] - s.card_epoch[b, card])
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _observe_belief_sections(s, k, b, seat, out):
+    """The sections of observation version 2 (``observation.py``): own trophies by value, set-aside and
+    covered cards by type, and (perfect memory) the earlier pools of unknown face-down cards."""
+    P, N = k.num_players, s.card_loc.shape[1]
+    for i in range(s.trophy_owner.shape[1]):
+        if s.trophy_owner[b, i] == seat:
+            out[k.off_own_trophies + k.trophy_value_index[s.trophy_order[b, i]]] += 1.0
+    for c in range(N):
+        loc = s.card_loc[b, c]
+        if loc == LOC_ASIDE:
+            out[k.off_set_aside_cards + k.card_type[c]] += 1.0
+        elif k.perfect_memory and loc == LOC_PILE and s.pile_top[b, s.card_where[b, c]] != c:
+            out[k.off_covered_cards + k.card_type[c]] += 1.0
+    if not k.perfect_memory:
+        return
+    # Unknown cards dealt from an earlier shuffle than the current draw pile's: their pool (that shuffle's
+    # cards never revealed since) holds exactly the cards in these slots, a multiset everyone can work
+    # out. Pools are numbered 1, 2, ... from the most recent; each pool's cards, sorted by type, are
+    # listed against its slots in (relative seat, slot) order: where each card lies stays hidden.
+    n = P * SLOTS
+    for i in range(n):
+        p = (seat + i // SLOTS) % P
+        age = _unknown_age(s, k, b, p, i % SLOTS)
+        if age < 1:
+            continue
+        pool = 1  # 1 + distinct ages in 1..age-1
+        rank = 0  # slots of this pool before slot i
+        for j in range(n):
+            q = (seat + j // SLOTS) % P
+            other = _unknown_age(s, k, b, q, j % SLOTS)
+            if other == age and j < i:
+                rank += 1
+            if 1 <= other < age:
+                first = True
+                for m in range(j):
+                    if _unknown_age(s, k, b, (seat + m // SLOTS) % P, m % SLOTS) == other:
+                        first = False
+                        break
+                pool += first
+        out[k.off_earlier_pool + i] = pool
+        # The rank-th smallest type among this pool's cards.
+        for j in range(n):
+            q = (seat + j // SLOTS) % P
+            if _unknown_age(s, k, b, q, j % SLOTS) != age:
+                continue
+            t = k.card_type[s.layout[b, q, j % SLOTS]]
+            below, upto = 0, 0
+            for m in range(n):
+                r = (seat + m // SLOTS) % P
+                if _unknown_age(s, k, b, r, m % SLOTS) == age:
+                    u = k.card_type[s.layout[b, r, m % SLOTS]]
+                    below += u < t
+                    upto += u <= t
+            if below <= rank < upto:
+                out[k.off_earlier_pool_cards + i] = t + 1
+                break
 
 
 # ============================================================================ batch kernels

@@ -16,6 +16,26 @@ and so on. Sections, in order (P players, T card types of the deck; 57 for the d
 | players            | P*3         | per relative seat: trophies won, prize points, prizes won           |
 | own_trophy_points  | 1           | the observer's trophy points (opponents' trophy values stay secret)|
 | unknown_cards      | T           | copies of each card type whose place the observer does not know    |
+| own_trophies       | V           | the observer's trophies of each distinct trophy value (ascending)  |
+| set_aside_cards    | T           | set-aside cards (face up, for the next reshuffle) of each type     |
+| covered_cards      | T           | discard-pile cards below the tops, per type (perfect memory only)  |
+| earlier_pool       | P*6         | per relative seat and slot, for an unknown face-down card dealt    |
+|                    |             | from an earlier shuffle than the draw pile's: its pool's number    |
+|                    |             | (1 = the most recent such shuffle, 2 = the next older, ...); else 0 |
+| earlier_pool_cards | P*6         | for those slots: 1 + the type of one card of that pool (the pool's |
+|                    |             | cards sorted by type against its slots in order); else 0           |
+
+The last five sections are observation version 2 (issue 17: what a seat may know, exactly); version 1
+is the first ``ObservationLayout.make(..., version=1).size`` features of a version-2 vector, so a policy
+trained on version 1 reads the prefix (``agents.ppo``). Why they are needed (``docs/keine_ahnung.md``,
+"Beliefs"): with perfect memory a seat knows more than the ``unknown_cards`` counts. Every reshuffle
+makes a new draw pile of cards everyone has seen, so a face-down card dealt from an earlier shuffle
+comes from that shuffle's pool, not from the current one: an earlier pool's cards never revealed
+since are exactly the cards still face down from it, a multiset every seat can work out (its order
+among its slots stays hidden). Which seen cards lie set aside (the next draw pile) and which below the
+pile tops, and the values of the seat's own trophies, are known too. ``earlier_pool`` and
+``earlier_pool_cards`` are zero with ``memory="none"`` (nothing is remembered) and ``covered_cards``
+is zero there too (covered cards are out of sight and counted in ``unknown_cards``).
 
 With ``memory="perfect"`` a face-down card that was ever revealed (and not shuffled back into the
 draw pile since) is "known" with its identity, and ``unknown_cards`` counts the draw pile plus the
@@ -46,8 +66,11 @@ SLOT_STATES = 3
 SLOT_FEATURES = SLOT_STATES + CARD_FEATURES
 TABLE_COUNTS = 4
 PLAYER_FEATURES = 3
-OBSERVATION_VERSION = 1
-"""Bumped whenever the encoding changes; checkpoints record it."""
+OBSERVATION_VERSION = 2
+"""Bumped whenever the encoding changes; checkpoints record it. Version 1 (before issue 17) is the
+prefix of version 2 without the last five sections."""
+V1_SECTIONS = 10
+"""Version 1 had the first ten sections."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,9 +80,16 @@ class ObservationLayout(NamedSections):
     num_players: int
     num_types: int
     sections: tuple[tuple[str, int], ...]
+    num_trophy_values: int = 3
+    version: int = OBSERVATION_VERSION
 
     @classmethod
-    def make(cls, num_players: int, num_types: int) -> "ObservationLayout":
+    def make(cls, num_players: int, num_types: int, num_trophy_values: int = 3,
+             version: int = OBSERVATION_VERSION) -> "ObservationLayout":
+        """The layout for ``num_players``, a deck of ``num_types`` card types and ``num_trophy_values``
+        distinct trophy values (3 for the default deck), in observation ``version`` (1 or 2)."""
+        if version not in (1, 2):
+            raise ValueError(f"observation version {version!r}; allowed: 1, 2")
         P = num_players
         sections = (
             ("phase", NUM_PHASES),
@@ -72,8 +102,20 @@ class ObservationLayout(NamedSections):
             ("players", P * PLAYER_FEATURES),
             ("own_trophy_points", 1),
             ("unknown_cards", num_types),
+            ("own_trophies", num_trophy_values),
+            ("set_aside_cards", num_types),
+            ("covered_cards", num_types),
+            ("earlier_pool", P * SLOTS),
+            ("earlier_pool_cards", P * SLOTS),
         )
-        return cls(num_players, num_types, sections)
+        if version == 1:
+            sections = sections[:V1_SECTIONS]
+        return cls(num_players, num_types, sections, num_trophy_values, version)
+
+    @classmethod
+    def for_tables(cls, num_players: int, tables: CardTables, version: int = OBSERVATION_VERSION) -> "ObservationLayout":
+        """The layout for ``num_players`` and the deck of ``tables``."""
+        return cls.make(num_players, tables.num_types, tables.num_trophy_values, version)
 
     def high(self, tables: CardTables) -> np.ndarray:
         """Upper bound of every feature (lower bounds are 0)."""
@@ -87,6 +129,13 @@ class ObservationLayout(NamedSections):
         high[self.slice("players")] = players
         high[self.slice("own_trophy_points")] = float(max(1, int(tables.trophies.sum())))
         high[self.slice("unknown_cards")] = np.maximum(tables.type_total, 1)
+        if self.version >= 2:
+            values, counts = np.unique(tables.trophies, return_counts=True)
+            high[self.slice("own_trophies")] = counts
+            high[self.slice("set_aside_cards")] = np.maximum(tables.type_total, 1)
+            high[self.slice("covered_cards")] = np.maximum(tables.type_total, 1)
+            high[self.slice("earlier_pool")] = self.num_players * SLOTS
+            high[self.slice("earlier_pool_cards")] = self.num_types
         return high
 
     def scale(self, tables: CardTables) -> np.ndarray:

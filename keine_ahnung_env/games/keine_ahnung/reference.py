@@ -57,6 +57,8 @@ class ReferenceGame:
         self.piles: list[list[int]] = []  # oldest pile first, each bottom..top
         self.layout = [[-1] * SLOTS for _ in range(num_players)]
         self.known: set[int] = set()  # cards revealed to the table and not shuffled since
+        self.reshuffles = 0  # reshuffles of the draw pile so far
+        self.card_epoch = [0] * t.num_cards  # ``reshuffles`` when each card was last shuffled in
         self.trophies: list[list[int]] = [[] for _ in range(num_players)]
         self.prizes: list[list[int]] = [[] for _ in range(num_players)]
         for seat in range(num_players):
@@ -269,6 +271,9 @@ class ReferenceGame:
         if not source:
             return
         self.known -= set(source)
+        self.reshuffles += 1
+        for card in source:
+            self.card_epoch[card] = self.reshuffles
         self.rng.shuffle(source)
         self.draw_pile = source
 
@@ -300,7 +305,7 @@ class ReferenceGame:
     def observe(self, seat: int) -> np.ndarray:
         """The observation vector of ``seat`` (sections documented in ``observation.py``)."""
         t, P = self.tables, self.rules.num_players
-        layout = ObservationLayout.make(P, t.num_types)
+        layout = ObservationLayout.for_tables(P, t)
         if not hasattr(self, "_features"):
             self._features = card_feature_table(t)
         features = self._features
@@ -343,7 +348,33 @@ class ReferenceGame:
             sec["unknown_cards"][:] = t.type_total
             for card in visible:
                 sec["unknown_cards"][t.card_type[card]] -= 1
+        self._observe_belief_sections(seat, sec, perfect)
         return np.concatenate([sec[name] for name, _ in layout.sections])
+
+    def _observe_belief_sections(self, seat: int, sec: dict, perfect: bool) -> None:
+        """Observation version 2's sections (``observation.py``), written the plain way."""
+        t, P = self.tables, self.rules.num_players
+        values = list(t.trophy_values)
+        for value in self.trophies[seat]:
+            sec["own_trophies"][values.index(value)] += 1
+        for card in self.set_aside:
+            sec["set_aside_cards"][t.card_type[card]] += 1
+        if not perfect:
+            return
+        for pile in self.piles:
+            for card in pile[:-1]:
+                sec["covered_cards"][t.card_type[card]] += 1
+        ages = []  # (flat relative slot, age, type) of unknown cards from earlier shuffles
+        for rel in range(P):
+            for slot, card in enumerate(self.layout[(seat + rel) % P]):
+                if card >= 0 and card not in self.known and self.reshuffles - self.card_epoch[card] >= 1:
+                    ages.append((rel * SLOTS + slot, self.reshuffles - self.card_epoch[card], int(t.card_type[card])))
+        pools = sorted({age for _, age, _ in ages})
+        for age in pools:
+            group = [entry for entry in ages if entry[1] == age]
+            for (flat, _, _), card_type in zip(group, sorted(c for _, _, c in group)):
+                sec["earlier_pool"][flat] = pools.index(age) + 1
+                sec["earlier_pool_cards"][flat] = card_type + 1
 
     # ------------------------------------------------------------ snapshot
 

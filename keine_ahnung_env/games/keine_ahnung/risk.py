@@ -5,16 +5,23 @@ discard-pile top (same colour or number) or is a consolation prize; it succeeds 
 every card is a non-fitting number card. Seen from a seat (its observation vector, nothing else):
 
 * a face-down card the seat knows (layout state "known") is certain: it either fits now or not;
-* the unknown face-down cards are a uniformly random draw, without replacement, from the pool of
-  cards whose place the seat does not know (the ``unknown_cards`` section: with ``memory="perfect"``
-  the draw pile plus every never-revealed face-down card; with ``memory="none"`` every card not face
-  up on the table, so the same formula applies to a larger pool).
+* the unknown face-down cards come from pools (``belief.py`` says why this is exact): the cards of
+  one shuffle of the draw pile that nobody has seen since lie uniformly at random among that shuffle's
+  unrevealed places. With ``memory="perfect"`` the current shuffle's pool is ``unknown_cards`` minus the
+  earlier pools, spread over the draw pile and the face-down cards dealt from it; an earlier shuffle's
+  pool (``earlier_pool`` / ``earlier_pool_cards``, observation version 2) is exactly the face-down
+  cards still left from it. With ``memory="none"`` every card not face up is one pool.
 
-With ``n`` pool cards of which ``g`` are "good" (non-fitting number cards) and ``u`` unknown cards in
-the layout, the chance that all ``u`` are good is the hypergeometric ``C(g, u) / C(n, u)``; the call
-succeeds with that probability when every known card is non-fitting, and never otherwise. The order
-of the reveal does not change the probability of success (it only decides which card ends a failed
-call), so no sampling is needed.
+For each pool k with ``n_k`` cards of which ``g_k`` are "good" (non-fitting number cards), holding
+``u_k`` of the caller's unknown cards, the chance that those are all good is the hypergeometric
+``C(g_k, u_k) / C(n_k, u_k)``; pools are independent, so the call succeeds with the product when every
+known card is non-fitting, and never otherwise. The order of the reveal does not change the
+probability of success (it only decides which card ends a failed call), so no sampling is needed.
+
+Before issue 17 the model used one pool (``unknown_cards``) for every unknown card. That is wrong
+after a reshuffle: a card dealt before it comes from the old shuffle's leftovers, not from the new draw
+pile of seen cards; ``docs/keine_ahnung.md`` ("Beliefs") has the measurements. Version-1
+observations (old checkpoints) still decode and get the one-pool formula.
 
 Meaning outside a legal call: the value is computed for the table as it is *now* whatever the phase
 or the seat to act (it answers "if this seat called against these tops"). It is the probability of a
@@ -24,7 +31,7 @@ face-down cards (impossible in a real game) also gives NaN.
 
 Besides the exact model the module holds the shared decoding of observations used by the heuristic
 agents (:func:`decode`) and :func:`monte_carlo_call_success`, which checks the model against the real
-engine by re-dealing the hidden cards of a game state and resolving an actual CALL.
+engine by re-dealing the hidden cards of a game state (within their pools) and resolving an actual CALL.
 """
 
 from __future__ import annotations
@@ -65,11 +72,12 @@ def layout_for(width: int, tables: CardTables | None = None) -> ObservationLayou
     no ``num_players`` argument. Raises ValueError for a width no player count 2-5 produces.
     """
     t = _default_tables(tables)
-    for P in range(2, 6):
-        layout = ObservationLayout.make(P, t.num_types)
-        if layout.size == width:
-            return layout
-    sizes = {P: ObservationLayout.make(P, t.num_types).size for P in range(2, 6)}
+    for version in (2, 1):
+        for P in range(2, 6):
+            layout = ObservationLayout.for_tables(P, t, version)
+            if layout.size == width:
+                return layout
+    sizes = {P: ObservationLayout.for_tables(P, t).size for P in range(2, 6)}
     raise ValueError(
         f"observation width {width} matches no player count for this deck ({t.num_types} card types); "
         f"allowed widths: {sizes} (players: width)")
@@ -95,6 +103,12 @@ class TableView:
       players [B, P, 3] int: trophies won, prize points, prizes won per relative seat.
       own_trophy_points [B] int.
       pool [B, T] int: copies of each card type whose place the observer does not know.
+      current_pool [B, T] int: the part of ``pool`` from the current shuffle (the draw pile's pool):
+        ``pool`` minus the earlier pools.
+      slot_pool [B, P, 6] int: pool of each unknown face-down card (0: current; k >= 1: earlier pool
+        k), -1 for other slots.
+      earlier_type [B, P, 6] int: for slots of an earlier pool, the type of one card of that pool
+        (each pool's cards listed against its slots), -1 otherwise.
     """
 
     layout: ObservationLayout
@@ -111,6 +125,9 @@ class TableView:
     players: np.ndarray
     own_trophy_points: np.ndarray
     pool: np.ndarray
+    current_pool: np.ndarray = None
+    slot_pool: np.ndarray = None
+    earlier_type: np.ndarray = None
 
     @property
     def num_players(self) -> int:
@@ -151,6 +168,22 @@ def decode(observation: np.ndarray, tables: CardTables | None = None) -> TableVi
     known = state == SLOT_KNOWN
     pending_face, pending_function = _card_faces(sec["pending_card"])
     pending_slot = np.where(sec["pending_slot"].any(-1), sec["pending_slot"].argmax(-1), -1).astype(np.intp)
+    pool = np.rint(sec["unknown_cards"]).astype(np.int64)
+    unknown = state == SLOT_UNKNOWN
+    if "earlier_pool" in sec:
+        number = np.rint(sec["earlier_pool"]).astype(np.int64).reshape(B, P, SLOTS)
+        earlier_type = np.rint(sec["earlier_pool_cards"]).astype(np.int64).reshape(B, P, SLOTS) - 1
+        earlier_type = np.where(unknown & (number > 0), earlier_type, -1)
+        slot_pool = np.where(unknown, np.where(earlier_type >= 0, number, 0), -1)
+        flat = earlier_type.reshape(B, -1)
+        counts = np.zeros((B, t_types(layout)), np.int64)
+        r, c = np.nonzero(flat >= 0)
+        np.add.at(counts, (r, flat[r, c]), 1)
+        current = pool - counts
+    else:  # observation version 1: one pool
+        slot_pool = np.where(unknown, 0, -1)
+        earlier_type = np.full((B, P, SLOTS), -1, np.int64)
+        current = pool
     return TableView(
         layout=layout,
         phase=phase,
@@ -165,8 +198,16 @@ def decode(observation: np.ndarray, tables: CardTables | None = None) -> TableVi
         table_counts=np.rint(sec["table_counts"]).astype(np.int64),
         players=np.rint(sec["players"]).reshape(B, P, 3).astype(np.int64),
         own_trophy_points=np.rint(sec["own_trophy_points"][:, 0]).astype(np.int64),
-        pool=np.rint(sec["unknown_cards"]).astype(np.int64),
+        pool=pool,
+        current_pool=current,
+        slot_pool=slot_pool,
+        earlier_type=earlier_type,
     )
+
+
+def t_types(layout: ObservationLayout) -> int:
+    """T, the number of card types of a layout."""
+    return layout.num_types
 
 
 def face_fit_counts(tops: np.ndarray, tables: CardTables) -> np.ndarray:
@@ -219,7 +260,7 @@ def batch_call_success_probability(observation: np.ndarray, tables: CardTables |
 
     ``observation`` is ``[B, O]`` (one ``[O]`` gives ``[1]``); pass an already decoded ``view`` to
     skip decoding. Opponents (seat > 0) are judged from the observer's knowledge: their known cards
-    are public, their unknown ones come from the same pool. See the module docstring for the model
+    are public, their unknown ones come from the same pools. See the module docstring for the model
     and for what the value means outside phase MAIN (NaN when the game is over).
     """
     t = _default_tables(tables)
@@ -228,10 +269,39 @@ def batch_call_success_probability(observation: np.ndarray, tables: CardTables |
         raise ValueError(f"seat={seat!r}; allowed: a relative seat 0..{v.num_players - 1}")
     state = v.slot_state[:, seat]
     known_fit = ((_fit_counts(v.slot_face[:, seat], v.tops, t) > 0) & (state == SLOT_KNOWN)).any(-1)
-    u = (state == SLOT_UNKNOWN).sum(-1)
-    n, g = _bad_pool_counts(v, t)
-    p = np.where(known_fit, 0.0, all_good_probability(g, n, u))
+    p = np.where(known_fit, 0.0, pool_all_good_probability(v, t, seat))
     return np.where(v.phase == Phase.OVER, np.nan, p)
+
+
+def _good_types(view: TableView, tables: CardTables) -> np.ndarray:
+    """[B, T] bool: the card types that would not end a call now (non-fitting number cards)."""
+    fits = face_fit_counts(view.tops, tables)[:, tables.type_face] > 0
+    return ~fits & ~tables.type_is_prize[None, :]
+
+
+def pool_all_good_probability(view: TableView, tables: CardTables, seat: int = 0,
+                              slots: np.ndarray | None = None) -> np.ndarray:
+    """[B] float64: the chance that the unknown face-down cards of relative ``seat`` (only those in
+    ``slots`` [B, 6] bool, when given) are all non-fitting number cards, pool by pool (see the module
+    docstring). NaN where a pool holds fewer cards than the seat's unknown cards drawn from it."""
+    good = _good_types(view, tables)
+    B = good.shape[0]
+    mine = view.slot_pool[:, seat]  # [B, 6]
+    if slots is not None:
+        mine = np.where(slots, mine, -1)
+    n0 = view.current_pool.sum(-1)
+    g0 = (view.current_pool * good).sum(-1)
+    p = all_good_probability(g0, n0, (mine == 0).sum(-1))
+    flat_pool = view.slot_pool.reshape(B, -1)
+    flat_type = view.earlier_type.reshape(B, -1)
+    flat_good = np.take_along_axis(good, np.maximum(flat_type, 0), axis=1) & (flat_type >= 0)
+    for k in range(1, int(mine.max(initial=0)) + 1):
+        u = (mine == k).sum(-1)
+        if not u.any():
+            continue
+        in_pool = flat_pool == k
+        p = p * all_good_probability((in_pool & flat_good).sum(-1), in_pool.sum(-1), u)
+    return p
 
 
 def call_success_probability(observation: np.ndarray, tables: CardTables | None = None, seat: int = 0):
@@ -260,13 +330,19 @@ def exact_call_success_probability(observation: np.ndarray, tables: CardTables |
     state = v.slot_state[0, seat]
     if ((_fit_counts(v.slot_face[:, seat], v.tops, t)[0] > 0) & (state == SLOT_KNOWN)).any():
         return Fraction(0)
-    u = int((state == SLOT_UNKNOWN).sum())
-    n, g = (int(x[0]) for x in _bad_pool_counts(v, t))
-    if n < u:
-        return None
+    good = _good_types(v, t)[0]
+    mine = v.slot_pool[0, seat]
+    pools = [(int(v.current_pool[0].sum()), int((v.current_pool[0] * good).sum()), int((mine == 0).sum()))]
+    flat_pool, flat_type = v.slot_pool[0].reshape(-1), v.earlier_type[0].reshape(-1)
+    for k in range(1, int(mine.max(initial=0)) + 1):
+        in_pool = flat_pool == k
+        pools.append((int(in_pool.sum()), int(good[flat_type[in_pool]].sum()), int((mine == k).sum())))
     p = Fraction(1)
-    for i in range(u):
-        p *= Fraction(max(g - i, 0), n - i)
+    for n, g, u in pools:
+        if n < u:
+            return None
+        for i in range(u):
+            p *= Fraction(max(g - i, 0), n - i)
     return p
 
 
@@ -280,14 +356,21 @@ def call_is_legal(observation: np.ndarray, tables: CardTables | None = None) -> 
 
 def unknown_fit_probability(observation: np.ndarray, tables: CardTables | None = None,
                             view: TableView | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Per row, the chance that one unknown face-down card fits a pile now, and that it is a prize
-    ([B] float64 each; NaN for an empty pool)."""
+    """Per row, the chance that the observer's next unknown face-down card (the first in slot order)
+    fits a pile now, and that it is a prize ([B] float64 each), from that card's pool; with no unknown
+    card of its own, a card of the current pool (the draw pile's). NaN for an empty pool."""
     t = _default_tables(tables)
     v = decode(observation, t) if view is None else view
     fits = face_fit_counts(v.tops, t)[:, t.type_face] > 0
-    n = v.pool.sum(-1).astype(np.float64)
+    pool = v.current_pool.copy()
+    mine = v.slot_pool[:, 0]
+    first = np.where((mine >= 0).any(-1), mine[np.arange(mine.shape[0]), (mine >= 0).argmax(-1)], 0)
+    for b in np.flatnonzero(first > 0):
+        in_pool = v.slot_pool[b].reshape(-1) == first[b]
+        pool[b] = np.bincount(v.earlier_type[b].reshape(-1)[in_pool], minlength=pool.shape[1])
+    n = pool.sum(-1).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return (v.pool * fits).sum(-1) / n, (v.pool * t.type_is_prize[None]).sum(-1) / n
+        return (pool * fits).sum(-1) / n, (pool * t.type_is_prize[None]).sum(-1) / n
 
 
 def expected_trophy_value(observation: np.ndarray, tables: CardTables | None = None) -> np.ndarray:
@@ -369,8 +452,17 @@ def monte_carlo_call_success(core, game: int, playouts: int, rng: np.random.Gene
         sim.step(np.full(M, ACTION_CALL))
         won = sim.trophy_count[:, core.current[game]] > core.trophy_count[game, core.current[game]]
         return int(won.sum()), M
-    perm = np.argsort(rng.random((M, H)), axis=1)
-    dealt = cards[perm]  # [M, H]: the card put in each hidden position
+    # With perfect memory the cards of one shuffle nobody has seen since are re-dealt among that
+    # shuffle's places only (``belief.py``): the draw pile and the current shuffle's face-down cards
+    # form one pool, each earlier shuffle's leftover face-down cards another.
+    if perfect:
+        group = (int(core.reshuffles[game]) - core.card_epoch[game, cards]).astype(np.float64)
+    else:
+        group = np.zeros(H)
+    perm = np.argsort(group[None, :] * 2 + rng.random((M, H)), axis=1)  # within groups, groups in place
+    by_group = np.argsort(group, kind="stable")
+    dealt = np.empty((M, H), np.intp)
+    dealt[:, by_group] = cards[perm]  # [M, H]: the card put in each hidden position
     rows = np.arange(M)[:, None]
     nd, nl = draw_idx.size, len(seat_slot)
     if nd:
@@ -430,12 +522,14 @@ def collect_call_states(num_players: Sequence[int] = (2, 3, 4, 5), memories: Seq
                 core.step(actions)
 
 
-def engine_check(states: int, playouts: int, seed: int = 0, num_envs: int = 64) -> dict:
+def engine_check(states: int, playouts: int, seed: int = 0, num_envs: int = 64, sampler: bool = False) -> dict:
     """The exact probability next to Monte Carlo play-outs of the real engine for about ``states``
     call states, spread over 2-5 players, both memory modes and random or greedy play.
 
     Returns ``exact`` [S] and ``hits`` [S] (successful play-outs of ``playouts``) arrays, the
-    ``variants`` list of ``(players, memory, policy)`` per state, ``playouts`` and ``seconds``.
+    ``variants`` list of ``(players, memory, policy)`` per state, ``playouts`` and ``seconds``; with
+    ``sampler=True`` also ``sampled`` [S]: successful CALLs in ``playouts`` games drawn by the belief's
+    sampler (``belief.sample_states``) from the caller's observation alone.
     """
     import itertools
     import time
@@ -447,7 +541,9 @@ def engine_check(states: int, playouts: int, seed: int = 0, num_envs: int = 64) 
     variants = [(P, memory, policy) for P in (2, 3, 4, 5) for memory in ("perfect", "none")
                 for policy in ("random", "greedy")]
     per_variant = max(1, -(-states // len(variants)))
-    exact, hits, labels = [], [], []
+    from .belief import belief_for
+
+    exact, hits, labels, sampled = [], [], [], []
     scratch: dict = {}
     start = time.time()
     for i, (P, memory, policy) in enumerate(variants):
@@ -461,5 +557,14 @@ def engine_check(states: int, playouts: int, seed: int = 0, num_envs: int = 64) 
             k, _ = monte_carlo_call_success(core, b, playouts, rng, scratch=scratch[core.rules])
             hits.append(k)
             labels.append((P, memory, policy))
-    return {"exact": np.array(exact), "hits": np.array(hits), "variants": labels, "playouts": playouts,
-            "seconds": time.time() - start}
+            if sampler:
+                obs = core.observe(core.current)[b]
+                games = belief_for(core.rules).sample_states(obs, playouts, rng)
+                before = games.trophy_count[:, 0].copy()
+                games.step(np.full(playouts, ACTION_CALL))
+                sampled.append(int((games.trophy_count[:, 0] > before).sum()))
+    out = {"exact": np.array(exact), "hits": np.array(hits), "variants": labels, "playouts": playouts,
+           "seconds": time.time() - start}
+    if sampler:
+        out["sampled"] = np.array(sampled)
+    return out

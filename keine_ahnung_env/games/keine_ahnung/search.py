@@ -2,8 +2,9 @@
 game's :class:`~keine_ahnung_env.game_spec.SearchHooks` (``GameSpec.search``).
 
 * :func:`determinize`: the position as the seat to act may imagine it. Nobody at the table sees a
-  face-down card (not even its owner), so the draw pile and the face-down cards nobody has seen since
-  the last shuffle are dealt again at random among their places, and the trophy values the seat has
+  face-down card (not even its owner), so the face-down cards nobody has seen since their shuffle are
+  dealt again at random among the places of that shuffle (the draw pile with the cards dealt from it;
+  each earlier shuffle's leftover face-down cards apart: ``belief.py``), and the trophy values the seat has
   not seen (the face-down pile and the opponents' trophies) shuffled: a fair draw from what it knows.
 * :func:`candidate_moves`: one move per class of moves with the same effect (call, reveal an unknown
   card - they are alike -, each known fitting card, one known misfit, a known prize; each pile for a
@@ -37,10 +38,18 @@ def determinize(core: KeineAhnungCore, game: int, copies: int, rng: np.random.Ge
     draw_idx = np.arange(int(core.draw_pos[game]), int(core.draw_len[game]))
     layout, known = core.layout[game], core.card_known[game]
     seats, slots = np.nonzero((layout >= 0) & ~known[np.maximum(layout, 0)])
-    # Sorted first, so that the copies depend on which cards are hidden, never on where they lie.
-    hidden = np.sort(np.concatenate([core.draw_cards[game, draw_idx], layout[seats, slots]]).astype(np.intp))
-    if hidden.size:
-        dealt = hidden[np.argsort(rng.random((copies, hidden.size)), axis=1)]
+    places = np.concatenate([core.draw_cards[game, draw_idx], layout[seats, slots]]).astype(np.intp)
+    if places.size:
+        # Each shuffle's unseen cards are dealt again among that shuffle's places only (the draw pile
+        # and the face-down cards dealt from it; each earlier shuffle's leftover face-down cards): what
+        # a seat with perfect memory knows (``belief.py``). Sorted within a pool first, so that the
+        # copies depend on which cards are hidden, never on where they lie.
+        pool = int(core.reshuffles[game]) - core.card_epoch[game, places].astype(np.int64)
+        by_pool = np.argsort(pool, kind="stable")
+        hidden = places[np.lexsort((places, pool))]
+        perm = np.argsort(np.sort(pool)[None, :] * 2 + rng.random((copies, places.size)), axis=1)
+        dealt = np.empty((copies, places.size), np.intp)
+        dealt[:, by_pool] = hidden[perm]
         to_draw, to_layout = dealt[:, : draw_idx.size], dealt[:, draw_idx.size :]
         state["draw_cards"][:, draw_idx] = to_draw
         state["card_loc"][rows, to_draw] = LOC_DRAW

@@ -3,8 +3,8 @@
 Everything the game-independent layers know of Keine Ahnung comes from :func:`game_spec`: the engine
 (``core.py``), the results (``scoring.py``), the text views (``render.py``, ``observation.py``), the
 statistics its tournaments report (calls, successful calls, trophies), the policy feature sets
-(``features.py``), the oracle critic's hidden inputs (``privileged.py``) and the heuristic agents
-(``agents.py``).
+(``features.py``), the oracle critic's hidden inputs (``privileged.py``), the heuristic agents
+(``agents.py``), the roll-out planner's hooks (``search.py``) and a seat's exact beliefs (``belief.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ from .observation import OBSERVATION_VERSION, ObservationLayout, observation_str
 from .privileged import privileged_features, privileged_size
 from .render import describe_move, render_table
 from .scoring import standings_key
+from .ceiling import CEILING
 from .search import SEARCH
+from .belief import belief_for
 
 NAME = "keine_ahnung_v0"
 ACTION_NAMES = tuple(action_name(a) for a in range(NUM_ACTIONS))
@@ -81,7 +83,7 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
     """The variant as every game-independent layer sees it; validates the options (``Rules``)."""
     variant = Rules.make(num_players, **rules)
     tables = variant.tables()
-    layout = ObservationLayout.make(variant.num_players, tables.num_types)
+    layout = ObservationLayout.for_tables(variant.num_players, tables)
     return GameSpec(
         name=NAME,
         title="Keine Ahnung / No Idea",
@@ -109,4 +111,7 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
         describe_move=describe_move,
         search=SEARCH,
         scene=table_scene,
+        belief=belief_for(variant),
+        older_observations={1: ObservationLayout.for_tables(variant.num_players, tables, version=1).size},
+        ceiling=CEILING,
     )

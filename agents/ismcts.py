@@ -1,0 +1,261 @@
+"""A search agent: determinized Monte Carlo search over the states a seat's observation allows.
+
+    import agents
+    agent = agents.make("ismcts", game="keine_ahnung_v0", playouts=16, when="CALL", seed=0)
+    actions = agent.act(observation, action_mask)        # [B, O], [B, A] -> int64 [B]
+
+    python -m training.evaluate --players 4 --agents ismcts:playouts=16:when=CALL,counter,counter,counter --games 2000
+
+At each decision it searches (``when``: every decision with more than one distinct move, or only
+those where one of the listed actions is legal, e.g. ``CALL``) the agent
+
+1. draws ``playouts`` complete states from the seat's belief (``GameSpec.belief.sample_states``:
+   every hidden card and the draw order, each state as likely as the observation makes it);
+2. lists the distinct moves (``GameSpec.search.candidate_moves`` where the game offers it: moves with
+   the same effect, e.g. revealing any of several unknown cards, count once; otherwise every legal
+   action);
+3. plays every move in every sampled state (common random numbers: each move meets the same states
+   and the same later chance events), then the roll-out agent (default ``counter``) in every seat to
+   the end of the game, on the compiled engine: one batched core for all moves, all samples and all
+   the observations of the call;
+4. takes the move with the best mean win share, unless it beats the roll-out agent's own move by
+   less than ``margin`` standard errors of the paired difference (then the roll-out agent's move).
+
+A first look with ``screen`` of the ``playouts`` states per move comes first; only decisions where
+some other move does at least as well as the roll-out agent's there, and differs from it in some
+state, are played out in all of them (most searches change nothing, so this saves most of the budget).
+
+This is determinized ("perfect information") Monte Carlo search, flat over the moves of the decision
+(one level of search over a belief-sampled root, the usual first level of information-set MCTS). The
+budget is ``playouts`` states per move: a decision with M distinct moves plays ``M * playouts``
+games to their end. Decisions with a single legal action or a single distinct move cost nothing.
+
+The agent reads nothing but its observation and mask: the hidden states are drawn from the belief
+the observation implies, never read from the game being played. It works for every game whose spec
+offers ``belief`` (Keine Ahnung) and whose core can branch rows (``gather``: the compiled cores).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from keine_ahnung_env import registry
+from keine_ahnung_env.sampling import check_batch
+
+__all__ = ["SearchAgent", "make_agent"]
+
+
+def play_out(core, agent) -> None:
+    """Plays every game of ``core`` to its end with ``agent`` in every seat."""
+    actions = np.zeros(core.num_envs, np.int64)
+    while True:
+        live = np.flatnonzero(~core.done)
+        if live.size == 0:
+            return
+        actions[live] = agent.act(core.observe(core.current[live], games=live), core.legal_mask[live])
+        core.step(actions, active=~core.done)
+
+
+class SearchAgent:
+    """Determinized Monte Carlo search with heuristic roll-outs (see the module docstring)."""
+
+    name = "ismcts"
+
+    def __init__(self, seed: int | None = None, game: str = "keine_ahnung_v0", playouts: int = 16,
+                 rollout: str = "counter", margin: float = 2.0, when: str = "all", screen: int = 4,
+                 max_rows: int = 16384,
+                 num_players: int | None = None, rules: dict | None = None):
+        """``playouts``: sampled states per distinct move (an integer >= 2); ``rollout``: the agent spec
+        (``agents.make``) that plays every seat after the searched move, and whose own move is the
+        default; ``margin``: standard errors of the paired difference a move needs over the
+        roll-out agent's move (a non-negative number; 0: the best mean wins); ``when``: ``"all"`` (search
+        every decision with more than one distinct move) or action names joined by ``+`` (e.g.
+        ``"CALL"``: search only decisions where one of them is legal); ``screen``: states per move of a
+        first look (0: none), after which only decisions where another move does at least as well as
+        the roll-out agent's (and differs from it in some state) get the rest of the ``playouts``; ``max_rows``: the most
+        games one roll-out batch holds (memory); ``num_players`` (optional: read from the
+        observation width otherwise) and ``rules`` fix the variant."""
+        import agents
+
+        if isinstance(playouts, bool) or not isinstance(playouts, (int, np.integer)) or playouts < 2:
+            raise ValueError(f"playouts={playouts!r}; allowed: an integer >= 2 (sampled states per move)")
+        if isinstance(margin, bool) or not isinstance(margin, (int, float, np.floating, np.integer)) \
+                or not margin >= 0:
+            raise ValueError(f"margin={margin!r}; allowed: a non-negative number (standard errors)")
+        if isinstance(screen, bool) or not isinstance(screen, (int, np.integer)) or screen < 0 or screen == 1:
+            raise ValueError(f"screen={screen!r}; allowed: 0 (no first look) or an integer >= 2 (states per move)")
+        if isinstance(max_rows, bool) or not isinstance(max_rows, (int, np.integer)) or max_rows < 1:
+            raise ValueError(f"max_rows={max_rows!r}; allowed: a positive integer")
+        if rules is not None and not isinstance(rules, dict):
+            raise ValueError(f"rules={rules!r}; allowed: None or a dict of rules options")
+        entry = registry.game(game)  # ValueError listing the registered games
+        self.game = entry.name
+        self.rules = dict(rules or {})
+        self.rules.pop("num_players", None)
+        self.playouts = int(playouts)
+        self.margin = float(margin)
+        self.screen = int(screen)
+        self.max_rows = int(max_rows)
+        self.rollout_spec = rollout
+        probe = registry.game_spec(self.game, entry.default_players if num_players is None else num_players,
+                                   **self.rules)
+        if probe.belief is None:
+            able = [name for name in registry.games() if registry.game_spec(name).belief is not None]
+            raise ValueError(f"{self.game} offers no belief sampler (GameSpec.belief), which the search agent "
+                             f"needs; games that offer one: {', '.join(able) or 'none'}")
+        self._specs: dict[int, Any] = {} if num_players is None else {probe.observation_size: probe}
+        if not isinstance(when, str) or not when.strip():
+            raise ValueError(f"when={when!r}; allowed: 'all' or action names joined by '+', e.g. "
+                             f"{probe.action_names[min(6, probe.num_actions - 1)]!r}")
+        self.when = when.strip()
+        self._when_actions = None
+        if self.when != "all":
+            names = [name.strip() for name in self.when.split("+")]
+            unknown = [name for name in names if name not in probe.action_names]
+            if unknown:
+                raise ValueError(f"when={when!r}: no action named {unknown[0]!r} in {self.game}; allowed: 'all' or "
+                                 f"action names joined by '+' ({', '.join(probe.action_names[:8])}, ...)")
+            self._when_actions = np.array([probe.action_names.index(name) for name in names], np.intp)
+        self.num_players = num_players
+        self.rollout = agents.make(rollout, game=self.game, seed=seed, num_players=num_players,
+                                   rules=rules if rules else None)
+        self.rng = np.random.default_rng(seed)
+        self.decisions = 0
+        """decisions taken (rows of ``act`` with a legal action)."""
+        self.searched = 0
+        """decisions searched (more than one distinct move)."""
+        self.changed = 0
+        """searched decisions where the search departed from the roll-out agent's move."""
+
+    def reseed(self, seed: int | None) -> None:
+        """Restarts the agent's generator (samples) and the roll-out agent's from ``seed``."""
+        self.rng = np.random.default_rng(seed)
+        if callable(getattr(self.rollout, "reseed", None)):
+            self.rollout.reseed(seed)
+
+    # ------------------------------------------------------------------ the variant
+
+    def spec_for(self, width: int):
+        """The spec of the variant whose observations are ``width`` wide (the player count is read
+        from it unless ``num_players`` was given)."""
+        if width not in self._specs:
+            if self.num_players is not None:
+                raise ValueError(f"{self.name}: made for {self.num_players} players, whose observations are "
+                                 f"{next(iter(self._specs))} wide; got width {width}")
+            entry = registry.game(self.game)
+            for players in entry.players:
+                spec = registry.game_spec(self.game, players, **self.rules)
+                self._specs.setdefault(spec.observation_size, spec)
+            if width not in self._specs:
+                raise ValueError(f"observation width {width} matches no {self.game} variant; allowed widths: "
+                                 f"{sorted(self._specs)}")
+        return self._specs[width]
+
+    # ------------------------------------------------------------------ acting
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """One legal action per row (``int64 [B]``); rows without a legal action get 0."""
+        obs, mask = check_batch(observation, action_mask, game=self.game)
+        if obs.shape[0] == 0:
+            return np.zeros(0, np.int64)
+        spec = self.spec_for(obs.shape[1])
+        if mask.shape[1] != spec.num_actions:
+            raise ValueError(f"action_mask must have {spec.num_actions} columns ({self.game} actions); got "
+                             f"{mask.shape[1]}")
+        default = np.asarray(self.rollout.act(obs, mask), np.int64)
+        self.decisions += int(mask.any(1).sum())
+        searched = mask.sum(1) > 1
+        if self._when_actions is not None:
+            searched &= mask[:, self._when_actions].any(1)
+        rows = np.flatnonzero(searched)
+        if rows.size == 0:
+            return default
+        samples = [spec.belief.sample_states(obs[r], self.playouts, self.rng) for r in rows]
+        chosen = self.search(spec, samples, default[rows])
+        out = default.copy()
+        out[rows] = chosen
+        return out
+
+    def search(self, spec, samples: list, default: np.ndarray) -> np.ndarray:
+        """The moves for a list of decisions, each given as a core of sampled states in which the
+        deciding seat (``core.current``) is to act, all alike in what that seat knows; ``default[i]``
+        is the roll-out agent's move in decision i. Returns one move per decision."""
+        chosen = np.array(default, np.int64, copy=True)
+        plans = []
+        for i, core in enumerate(samples):
+            moves, base = self._moves(spec, core, int(default[i]))
+            if len(moves) > 1:
+                plans.append((i, core, moves, base))
+        self.searched += len(plans)
+        K = self.playouts
+        first = min(self.screen, K) if self.screen else K
+        # The first look: ``screen`` states per move. Where every other move does worse than the roll-out
+        # agent's there, or exactly the same in every state, that move stays (the usual case).
+        values = self._values(spec, [(core, moves, np.arange(first)) for _, core, moves, _ in plans])
+        open_plans = []
+        for plan, v in zip(plans, values):
+            _, _, moves, base = plan
+            diff = v - v[base]
+            if first == K or ((diff.mean(1) >= 0) & (diff != 0).any(1)).any():
+                open_plans.append((plan, v))
+        if first < K and open_plans:
+            rest = self._values(spec, [(core, moves, np.arange(first, K)) for (_, core, moves, _), _ in open_plans])
+            open_plans = [(plan, np.concatenate([v, w], axis=1)) for (plan, v), w in zip(open_plans, rest)]
+        for (i, _, moves, base), v in open_plans:
+            diff = v - v[base]
+            se = diff.std(1, ddof=1) / np.sqrt(v.shape[1])
+            gain = diff.mean(1) - self.margin * se
+            gain[base] = 0.0
+            best = int(np.argmax(gain))
+            if gain[best] > 0:
+                chosen[i] = moves[best]
+                self.changed += 1
+        return chosen
+
+    def _moves(self, spec, core, default: int) -> tuple[list[int], int]:
+        """The distinct moves in the sampled states (their game 0: every sample has the same ones)."""
+        if spec.search is not None:
+            return spec.search.candidate_moves(core, 0, default)
+        legal = np.flatnonzero(core.legal_mask[0]).tolist()
+        return legal, legal.index(default)
+
+    def _values(self, spec, jobs: list) -> list[np.ndarray]:
+        """For each ``(core, moves, rows)``: ``[len(moves), len(rows)]`` win shares of the deciding seat
+        after each move in each listed sampled state, the roll-out agent playing every seat to the end.
+        Roll-outs run in batches of at most ``max_rows`` games (one batch for many decisions)."""
+        out: list[np.ndarray] = []
+        start = 0
+        while start < len(jobs):
+            rows, stop = 0, start
+            while stop < len(jobs) and (stop == start or rows + len(jobs[stop][1]) * jobs[stop][2].size <= self.max_rows):
+                rows += len(jobs[stop][1]) * jobs[stop][2].size
+                stop += 1
+            out.extend(self._play(spec, jobs[start:stop]))
+            start = stop
+        return out
+
+    def _play(self, spec, jobs: list) -> list[np.ndarray]:
+        parts, first, seats = [], [], []
+        for core, moves, rows in jobs:
+            for move in moves:
+                parts.append((core, rows))
+                first.append(np.full(rows.size, move, np.int64))
+                seats.append(core.current[rows].astype(np.intp))
+        sim = type(jobs[0][0]).gather(parts)
+        sim.step(np.concatenate(first))
+        play_out(sim, self.rollout)
+        seat = np.concatenate(seats)
+        value = np.asarray(spec.win_shares(sim))[np.arange(sim.num_envs), seat]
+        value = np.where(np.asarray(sim.truncated), 1.0 / spec.num_players, value)
+        out, at = [], 0
+        for _, moves, rows in jobs:
+            out.append(value[at: at + len(moves) * rows.size].reshape(len(moves), rows.size))
+            at += len(moves) * rows.size
+        return out
+
+
+def make_agent(seed: int | None = None, game: str = "keine_ahnung_v0", **kwargs) -> SearchAgent:
+    """``agents.make("ismcts", ...)``'s factory."""
+    return SearchAgent(seed=seed, game=game, **kwargs)

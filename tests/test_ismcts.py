@@ -1,0 +1,94 @@
+"""The search agent ``ismcts`` (agents/ismcts.py, issue 18 item 2): determinized search over states
+drawn from the belief sampler, batched roll-outs on the compiled engine."""
+
+import numpy as np
+import pytest
+
+import agents
+from agents.ismcts import SearchAgent
+from keine_ahnung_env import registry
+from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL
+from keine_ahnung_env.games.keine_ahnung.risk import batch_call_success_probability
+
+
+def _positions(players: int, seed: int, steps: int, num_games: int = 24):
+    """A core after ``steps`` moves of counter in every seat."""
+    spec = registry.game_spec("keine_ahnung_v0", players)
+    core = spec.make_core(num_games, seed)
+    counter = agents.make("counter", seed=seed)
+    for _ in range(steps):
+        live = np.flatnonzero(~core.done)
+        actions = np.zeros(num_games, np.int64)
+        actions[live] = counter.act(core.observe(core.current[live], games=live), core.legal_mask[live])
+        core.step(actions, active=~core.done)
+    return core
+
+
+def test_ismcts_is_registered_and_refuses_bad_arguments():
+    agent = agents.make("ismcts", playouts=2, seed=0)
+    assert isinstance(agent, SearchAgent) and agent.name == "ismcts" and agent.margin == 2.0
+    assert "ismcts" in agents.available("keine_ahnung_v0")
+    assert agents.make("ismcts:playouts=3:when=CALL").when == "CALL"
+    for kwargs, message in [
+        (dict(playouts=1), r"playouts=1; allowed: an integer >= 2"),
+        (dict(margin=-1.0), r"margin=-1.0; allowed: a non-negative number"),
+        (dict(when="NOPE"), r"when='NOPE': no action named 'NOPE' in keine_ahnung_v0"),
+        (dict(when=""), r"when=''; allowed: 'all' or action names joined by '\+'"),
+        (dict(max_rows=0), r"max_rows=0; allowed: a positive integer"),
+        (dict(screen=1), r"screen=1; allowed: 0 \(no first look\) or an integer >= 2"),
+        (dict(rollout="nobody"), r"unknown agent 'nobody'"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            agents.make("ismcts", **kwargs)
+    with pytest.raises(ValueError, match=r"gap_v0 offers no belief sampler .*games that offer one: keine_ahnung_v0"):
+        agents.make("ismcts", game="gap_v0")
+    agent = agents.make("ismcts", num_players=3, playouts=2)
+    with pytest.raises(ValueError, match="made for 3 players"):
+        agent.act(np.zeros((1, registry.game_spec("keine_ahnung_v0", 4).observation_size), np.float32),
+                  np.ones((1, 44), bool))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_ismcts_plays_legal_moves_and_searches_only_where_told(players):
+    core = _positions(players, seed=players, steps=30, num_games=10)
+    live = np.flatnonzero(~core.done)
+    obs, mask = core.observe(core.current[live], games=live), core.legal_mask[live]
+    agent = agents.make("ismcts", playouts=2, seed=1, max_rows=7)
+    actions = agent.act(obs, mask)
+    assert actions.dtype == np.int64 and mask[np.arange(live.size), actions].all()
+    assert agent.decisions == live.size and 0 < agent.searched <= (mask.sum(1) > 1).sum()
+    single = mask.sum(1) == 1
+    np.testing.assert_array_equal(actions[single], mask[single].argmax(1))
+    calls = agents.make("ismcts", playouts=4, screen=0, seed=1, when="CALL")
+    assert mask[np.arange(live.size), calls.act(obs, mask)].all()
+    assert calls.searched <= (mask[:, ACTION_CALL] & (mask.sum(1) > 1)).sum()
+    assert agent.act(obs[:0], mask[:0]).shape == (0,)
+
+
+def test_ismcts_finds_the_sure_trophy_its_rollout_agent_misses():
+    # Positions where the seat to act may call and the call is sure to win a trophy (every face-down
+    # card known not to fit): "never_call" reveals a card instead, the search sees the trophy.
+    found_obs, found_mask = [], []
+    for seed in range(6):
+        core = _positions(3, seed=10 + seed, steps=0, num_games=48)
+        counter = agents.make("counter", seed=seed)
+        for _ in range(150):
+            live = np.flatnonzero(~core.done)
+            if live.size == 0:
+                break
+            obs, mask = core.observe(core.current[live], games=live), core.legal_mask[live]
+            sure = mask[:, ACTION_CALL] & (mask.sum(1) > 1) & (batch_call_success_probability(obs) == 1.0)
+            found_obs.extend(obs[sure])
+            found_mask.extend(mask[sure])
+            actions = np.zeros(core.num_envs, np.int64)
+            actions[live] = counter.act(obs, mask)
+            core.step(actions, active=~core.done)
+        if len(found_obs) >= 8:
+            break
+    obs, mask = np.array(found_obs[:8]), np.array(found_mask[:8])
+    assert len(obs) == 8
+    never = agents.make("never_call", seed=0)
+    assert (never.act(obs, mask) != ACTION_CALL).all()
+    agent = agents.make("ismcts", rollout="never_call", playouts=16, margin=0.0, screen=0, seed=0)
+    chosen = agent.act(obs, mask)
+    assert (chosen == ACTION_CALL).sum() >= 7 and agent.changed >= 7
