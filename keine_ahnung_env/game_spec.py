@@ -300,6 +300,10 @@ class GameSpec:
       search: optional :class:`SearchHooks` of a determinized roll-out planner (``training.search``).
       belief: optional :class:`BeliefHooks`: exact beliefs and a state sampler from one seat's
         observation (search agents, research); None where the game offers none.
+      training_recipe: the game's tuned recipe for ``training.train``: argument name (a field of
+        ``training.train.Args``) -> value, used for every argument the user leaves out unless they
+        pass ``--recipe plain`` (Keine Ahnung: a warm start imitating ``counter`` on its advice
+        features, then gentle PPO). Empty: the command's generic defaults.
 
     A spec is immutable: ``copy``/``deepcopy`` return it unchanged. It pickles as its name, player
     count and rules and is rebuilt through the game registry, so environments holding one pickle.
@@ -331,6 +335,7 @@ class GameSpec:
     describe_move: Callable[[Any, int, int, int], Callable[[Any], str]] | None = None
     search: SearchHooks | None = None
     belief: BeliefHooks | None = None
+    training_recipe: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self):
         if len(self.action_names) != self.num_actions:

@@ -2,7 +2,12 @@
 
 Works for every game of ``keine_ahnung_env.registry``: everything game-specific (player range, rules,
 observation and action sizes, feature sets, the oracle critic's hidden inputs, the game's own episode
-statistics, its heuristic agents) comes from the game's ``GameSpec``.
+statistics, its heuristic agents, its tuned recipe) comes from the game's ``GameSpec``.
+
+The game's recipe (``GameSpec.training_recipe``) fills every argument the user leaves out, so the
+plain ``python -m training.train`` trains the game's strong default; for Keine Ahnung a warm start
+imitating ``counter`` on features that carry counter's move, then gentle PPO (docs/training.md,
+"The default recipe"). ``--recipe plain`` gives the generic defaults of ``Args`` instead.
 
 Read top to bottom: the arguments (``Args``), the opponent pool, the vector environment over the
 batched core, the model, the callback that shows progress, logs to TensorBoard, evaluates,
@@ -27,12 +32,13 @@ from pathlib import Path
 import numpy as np
 
 from .cli import (UsageError, check_env, check_int, check_number, check_players, check_positive, check_seed,
-                  check_variant, make_agent, parse_dataclass, parse_rules, run_command, usage_error, user_errors)
+                  check_variant, given_fields, make_agent, parse_dataclass, parse_rules, run_command, usage_error,
+                  user_errors)
 
 PROG = "python -m training.train"
 EXAMPLES = (
-    "--env keine_ahnung_v0 --players 4 --opponents counter --max-minutes 10",
-    "--players 3 --features advice --imitate counter --total-timesteps 2000000 --seed 1",
+    "--env keine_ahnung_v0 --players 4",
+    "--players 3 --recipe plain --opponents counter --max-minutes 10 --seed 1",
     "--resume runs/keine_ahnung_v0_4p_seed0/final.zip --critic oracle --critic-warmup 20",
 )
 
@@ -44,15 +50,26 @@ class Args:
     Defaults that depend on the game come from its spec: ``--players 0`` is the game's default player
     count, an empty ``--features`` its default feature set, an empty ``--opponents`` ``random`` plus
     every heuristic agent the game declares (for keine_ahnung_v0 these reproduce the earlier fixed
-    defaults: 4 players, hints, random,never_call,always_call,greedy,risk_caller,counter)."""
+    defaults: 4 players, hints, random,never_call,always_call,greedy,risk_caller,counter).
+
+    On top of them the game's recipe (``--recipe game``, GameSpec.training_recipe) sets every
+    argument the command line leaves out; keine_ahnung_v0: features advice, imitate counter (1000
+    games, 4 epochs), opponents counter,counter,greedy,risk_caller:0.5, learning rate 5e-5, clip 0.1,
+    entropy 0, gamma 0.999, 256 games x 64 steps, batches of 4096, 1,000,000 decisions or 7 minutes,
+    eval every 10 updates, final tournament of 2000 games against each of
+    counter,greedy,risk_caller:0.5,random. ``--recipe plain`` keeps the defaults shown here."""
 
     env: str = "keine_ahnung_v0"
     """the game: any registered game (keine_ahnung_env.registry.games(); an unknown name lists them)"""
+    recipe: str = "game"
+    """game: the game's tuned recipe (GameSpec.training_recipe) sets every argument you leave out
+    (keine_ahnung_v0: imitate counter on the advice features, then gentle PPO against a counter-heavy
+    pool; see docs/training.md); plain: the defaults shown here, the only recipe before"""
     players: int = 0
     """number of players within the game's range (keine_ahnung_v0: 2-5); 0: the game's default
     (keine_ahnung_v0: 4). The learner takes one seat, rotating between games"""
     total_timesteps: int = 400_000
-    """learner decisions to train on (the default, 400,000, took 4 min 18 s on an idle 2-core machine)"""
+    """learner decisions to train on (the plain default, 400,000, took 4 min 18 s on an idle 2-core machine)"""
     max_minutes: float = 0.0
     """wall-clock budget of the PPO phase in minutes (0: none); training stops at the first rollout
     end past it and then checkpoints and plays the final tournament as usual"""
@@ -103,7 +120,8 @@ class Args:
     the weights and optimizer state are read as tensors only (nothing in the file is unpickled); the
     hyper-parameters are this command's, and --features, --net-arch and --activation must match"""
     imitate: str = ""
-    """warm start: imitate this agent spec (e.g. counter) before PPO; empty = start from scratch"""
+    """warm start: imitate this agent spec (e.g. counter) before PPO; empty = start from scratch (pass
+    --imitate '' to leave out the warm start of the game's recipe; --resume never imitates)"""
     imitation_games: int = 600
     """with --imitate: games the teacher plays (every seat) to make the demonstrations"""
     imitation_epochs: int = 4
@@ -120,6 +138,12 @@ class Args:
     """games per baseline in each periodic evaluation"""
     final_games: int = 400
     """games in the final tournament against each baseline"""
+    final_opponents: str = ""
+    """comma-separated agent specs the final tournament plays against (P-1 copies of each in turn);
+    empty: every distinct agent of the opponent pool"""
+    target_kl: float = 0.0
+    """KL guard: stop a PPO update's passes early once the approximate KL divergence from the policy
+    that played the rollout exceeds 1.5 x this (SB3's target_kl); 0: no guard"""
     rules: list[str] = dataclasses.field(default_factory=list)
     """the game's rules options as key=value (keine_ahnung_v0: e.g. memory=none allow_keep=true)"""
     seed: int = 0
@@ -144,7 +168,10 @@ def check_args(args: Args):
     for name in ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs", "eval_games", "final_games",
                  "snapshot_every", "max_snapshots", "torch_threads", "imitation_games", "imitation_epochs"):
         check_positive(f"--{name.replace('_', '-')}", getattr(args, name))
+    if args.recipe not in ("game", "plain"):
+        raise usage_error("--recipe", args.recipe, "game, plain")
     check_number("--max-minutes", args.max_minutes, 0.0, allowed="0 (no budget) or a positive number of minutes")
+    check_number("--target-kl", args.target_kl, 0.0, allowed="0 (no guard) or a positive number")
     check_int("--eval-every", args.eval_every, 0, allowed="0 (never) or a positive integer")
     if args.critic not in ("public", "oracle"):
         raise usage_error("--critic", args.critic, "public, oracle")
@@ -193,15 +220,39 @@ class OpponentPool:
 def main(argv: list[str] | None = None) -> dict:
     """Runs one training as ``Args`` says; returns a summary (paths and final figures)."""
     args = parse_dataclass(Args, argv, prog=PROG, examples=EXAMPLES)
-    return train(args)
+    return train(args, given=given_fields(Args, argv))
 
 
-def train(args: Args) -> dict:
-    """Trains, evaluates and writes everything; see the module docstring.
+def apply_recipe(args: Args, spec, given: set[str] | None = None) -> Args:
+    """``args`` with the game's recipe (``spec.training_recipe``) in every argument not ``given``
+    (the flags of the command line; None: every argument still at its default counts as left out);
+    unchanged with ``--recipe plain``. A ``--resume`` run starts from its checkpoint, so the recipe's
+    warm start (``imitate``) is left out there."""
+    if args.recipe == "plain":
+        return args
+    defaults = Args()
+    fields = {field.name for field in dataclasses.fields(Args)}
+    changes = {}
+    for name, value in spec.training_recipe.items():
+        if name not in fields or name in ("env", "recipe", "players", "resume", "seed", "rules"):
+            raise ValueError(f"{spec.name}: training_recipe sets {name!r}, which is no recipe argument of "
+                             "training.train")
+        left_out = getattr(args, name) == getattr(defaults, name) if given is None else name not in given
+        if left_out and not (args.resume and name == "imitate"):
+            changes[name] = value
+    return dataclasses.replace(args, **changes)
+
+
+def train(args: Args, given: set[str] | None = None) -> dict:
+    """Trains, evaluates and writes everything; see the module docstring. The game's recipe fills the
+    arguments left out (``apply_recipe``; ``given``: the names set on the command line).
 
     The setup (the arguments, the opponents and the ``--imitate`` teacher, a ``--resume`` checkpoint)
     runs first: its ValueErrors are the user's (``UsageError``: one line and exit status 2 on the
     command line); a ValueError raised later, while training, is a bug and keeps its traceback."""
+    with user_errors():
+        spec = check_args(args)
+    args = apply_recipe(args, spec, given)
     with user_errors():
         spec = check_args(args)
     args = dataclasses.replace(args, players=spec.num_players, features=args.features or spec.default_features,
@@ -214,6 +265,10 @@ def train(args: Args) -> dict:
     opponent_specs = list(dict.fromkeys(listed))
     instances = {s: make_agent("--opponents", s, game=args.env, seed=args.seed + 1 + i)
                  for i, s in enumerate(opponent_specs)}
+    final_specs = [s.strip() for s in args.final_opponents.split(",") if s.strip()] or opponent_specs
+    final_specs = list(dict.fromkeys(final_specs))
+    for name in final_specs:  # checked now: a misspelt name is found before the training, not after
+        make_agent("--final-opponents", name, game=args.env)
     teacher = make_agent("--imitate", args.imitate, game=args.env, seed=args.seed + 500) if args.imitate else None
     import torch
     from sb3_contrib import MaskablePPO
@@ -270,7 +325,7 @@ def train(args: Args) -> dict:
         policy_kwargs["public_size"] = features.size
     hyper = dict(learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
                  n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
-                 ent_coef=args.ent_coef)
+                 ent_coef=args.ent_coef, target_kl=args.target_kl or None)
     same_critic = resumed is not None and resumed.info.critic == args.critic
     # A model resumed whole keeps the seed it was created with (as SB3's load did: it re-seeded torch,
     # the games and the opponents from it), so resumed runs replay as they did before.
@@ -297,7 +352,8 @@ def train(args: Args) -> dict:
         demos = dataclasses.replace(demos, inputs=pad_privileged(demos.inputs, hidden))
         fit = pretrain(model.policy, demos, epochs=args.imitation_epochs, seed=args.seed)
         print(f"imitated {args.imitate}: {fit['samples']:,} decisions from {args.imitation_games} games, "
-              f"accuracy {fit['accuracy']:.3f} ({time.time() - start:.0f} s)", flush=True)
+              f"accuracy {fit['accuracy']:.3f} (its exact moves: a teacher that picks among alike moves at "
+              f"random caps this) ({time.time() - start:.0f} s)", flush=True)
 
     def learner_agent(deterministic: bool = True) -> PPOAgent:
         """The current policy, frozen, as a batched agent."""
@@ -424,7 +480,7 @@ def train(args: Args) -> dict:
     learner = agents.make("ppo", path=str(final_path), game=args.env, num_players=args.players, rules=rules)
     learner.name = "ppo"
     tables, summary = [], {}
-    for name in opponent_specs:
+    for name in final_specs:
         opponent = agents.make(name, game=args.env, seed=args.seed)
         result = play_tournament([learner] + [opponent] * (args.players - 1), num_players=args.players,
                                  games=args.final_games, seed=args.seed + 99, env=args.env, progress=args.progress,
