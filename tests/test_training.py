@@ -230,8 +230,9 @@ def test_advice_policy_trains_and_plays_legal_moves(tmp_path):
         "--imitation-games", "3", "--imitation-epochs", "1", "--critic", "oracle"])
     info = read_info(summary["checkpoint"])
     assert info.features == "advice"
-    # The recipe's final tournament (--final-opponents), though the pool was counter alone.
-    assert list(summary["tournament"]) == ["counter", "greedy", "risk_caller:0.5", "random"]
+    # The recipe's final tournament (--final-opponents, --final-league), though the pool was counter alone.
+    assert list(summary["tournament"]) == ["counter", "random", "league"]
+    assert list(summary["tournament"]["league"]) == ["ppo", "counter", "greedy", "risk_caller:0.5"]
     _plays_legal_moves(agents.make("ppo", path=summary["checkpoint"], num_players=3), 3, games=8, seed=4, steps=200)
 
 
@@ -278,8 +279,13 @@ def test_warm_start_makes_the_policy_play_counters_moves_on_held_out_decisions()
 
     features = ObservationFeatures("advice", 3)
     teacher = agents.make("counter", seed=0)
-    train = collect_demonstrations(teacher, features, 3, games=48, seed=1, keep=0.5)
+    train = collect_demonstrations(teacher, features, 3, games=48, seed=1, keep=0.5, samples=8)
     held_out = collect_demonstrations(teacher, features, 3, games=8, seed=1000, keep=1.0)
+    # Asked 8 times, counter names every move it might play: its own move, and for a reveal the
+    # alike unknown cards (the advice block marks them); nothing illegal.
+    rows = np.arange(len(train))
+    assert train.choices[rows, train.actions].all() and not (train.choices & ~train.masks).any()
+    assert (train.choices.sum(1) > 1).mean() > 0.2 and held_out.choices is None
     info = CheckpointInfo(game="keine_ahnung_v0", num_players=3, rules={}, observation_version=1,
                           observation_size=features.input_size, num_actions=NUM_ACTIONS, features="advice",
                           net_arch=(64,), activation="tanh")
@@ -301,8 +307,10 @@ def test_warm_start_makes_the_policy_play_counters_moves_on_held_out_decisions()
     finally:
         torch.set_num_threads(threads)
     assert len(held_out) > 300 and fit["samples"] == len(train)
-    # counter breaks some ties at random (6% of its moves fall outside the advice), so no fit reaches 1.
-    assert fresh < 0.7 and agreement(policy) > 0.9, (fresh, agreement(policy))
+    assert fit["accuracy"] > 0.97  # its most likely move is one counter gave, on the decisions it learnt
+    # On unseen decisions (0.955 measured; a fresh policy 0.63): not 1, since counter breaks a few
+    # other ties at random too, with another generator than the advice's.
+    assert fresh < 0.7 and agreement(policy) > 0.93, (fresh, agreement(policy))
 
 
 def test_the_games_recipe_fills_only_the_arguments_left_out():
@@ -311,7 +319,7 @@ def test_the_games_recipe_fills_only_the_arguments_left_out():
     assert recipe["features"] == "advice" and recipe["imitate"] == "counter"
     args = train_module.apply_recipe(train_module.Args(learning_rate=1e-3), spec, given={"learning_rate"})
     assert args.learning_rate == 1e-3 and args.features == "advice" and args.imitate == "counter"
-    assert args.final_opponents == "counter,greedy,risk_caller:0.5,random"
+    assert args.final_opponents == "counter,random" and args.final_league == "counter,greedy,risk_caller:0.5"
     # From Python (no command line): an argument still at its default counts as left out.
     assert train_module.apply_recipe(train_module.Args(clip_range=0.3), spec).clip_range == 0.3
     assert train_module.apply_recipe(train_module.Args(), spec).clip_range == recipe["clip_range"]

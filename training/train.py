@@ -126,6 +126,10 @@ class Args:
     """with --imitate: games the teacher plays (every seat) to make the demonstrations"""
     imitation_epochs: int = 4
     """with --imitate: passes over the demonstrations"""
+    imitation_samples: int = 1
+    """with --imitate: times the teacher is asked at each decision; above 1 the policy learns to put
+    its probability on the set of moves it gave (a teacher that picks among alike moves at random,
+    such as counter revealing one of its unknown cards, then still teaches one clear best move)"""
     self_play: bool = False
     """also add frozen snapshots of the learner to the opponent pool"""
     snapshot_every: int = 25
@@ -141,6 +145,10 @@ class Args:
     final_opponents: str = ""
     """comma-separated agent specs the final tournament plays against (P-1 copies of each in turn);
     empty: every distinct agent of the opponent pool"""
+    final_league: str = ""
+    """comma-separated agent specs that also play one league with the trained agent at the end
+    (--final-games games, every agent in every seat equally often, common deals: each agent's win
+    share beside the trained agent's); empty: no league"""
     target_kl: float = 0.0
     """KL guard: stop a PPO update's passes early once the approximate KL divergence from the policy
     that played the rollout exceeds 1.5 x this (SB3's target_kl); 0: no guard"""
@@ -166,7 +174,8 @@ def check_args(args: Args):
     players = check_players(entry, args.players, zero_is_default=True)
     check_seed(args.seed)
     for name in ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs", "eval_games", "final_games",
-                 "snapshot_every", "max_snapshots", "torch_threads", "imitation_games", "imitation_epochs"):
+                 "snapshot_every", "max_snapshots", "torch_threads", "imitation_games", "imitation_epochs",
+                 "imitation_samples"):
         check_positive(f"--{name.replace('_', '-')}", getattr(args, name))
     if args.recipe not in ("game", "plain"):
         raise usage_error("--recipe", args.recipe, "game, plain")
@@ -269,6 +278,9 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     final_specs = list(dict.fromkeys(final_specs))
     for name in final_specs:  # checked now: a misspelt name is found before the training, not after
         make_agent("--final-opponents", name, game=args.env)
+    league_specs = [s.strip() for s in args.final_league.split(",") if s.strip()]
+    league = [make_agent("--final-league", name, game=args.env, seed=args.seed + 200 + i)
+              for i, name in enumerate(league_specs)]
     teacher = make_agent("--imitate", args.imitate, game=args.env, seed=args.seed + 500) if args.imitate else None
     import torch
     from sb3_contrib import MaskablePPO
@@ -348,12 +360,11 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     if teacher is not None:
         start = time.time()
         demos = collect_demonstrations(teacher, features, args.players, args.imitation_games, seed=args.seed + 500,
-                                       rules=rules, game=args.env)
+                                       rules=rules, game=args.env, samples=args.imitation_samples)
         demos = dataclasses.replace(demos, inputs=pad_privileged(demos.inputs, hidden))
         fit = pretrain(model.policy, demos, epochs=args.imitation_epochs, seed=args.seed)
         print(f"imitated {args.imitate}: {fit['samples']:,} decisions from {args.imitation_games} games, "
-              f"accuracy {fit['accuracy']:.3f} (its exact moves: a teacher that picks among alike moves at "
-              f"random caps this) ({time.time() - start:.0f} s)", flush=True)
+              f"accuracy {fit['accuracy']:.3f} ({time.time() - start:.0f} s)", flush=True)
 
     def learner_agent(deterministic: bool = True) -> PPOAgent:
         """The current policy, frozen, as a batched agent."""
@@ -489,6 +500,13 @@ def train(args: Args, given: set[str] | None = None) -> dict:
         stats = result.agents[0]
         summary[name] = {"win_rate": stats.win_rate, "win_interval": list(stats.win_interval),
                          "fair_share": 1.0 / args.players, "games": stats.games, "mean_score": stats.mean_score}
+    if league:
+        result = play_tournament([learner] + league, num_players=args.players, games=args.final_games,
+                                 seed=args.seed + 98, env=args.env, progress=args.progress, **rules)
+        tables.append(f"league of {', '.join(['ppo'] + league_specs)}:\n{result.table()}")
+        summary["league"] = {stats.name: {"win_rate": stats.win_rate, "win_interval": list(stats.win_interval),
+                                          "games": stats.games, "mean_score": stats.mean_score}
+                             for stats in result.agents}
     print("\n\n".join(tables))
     (run_dir / "tournament.json").write_text(json.dumps(summary, indent=2))
     curve_path = plot_curve(curve, run_dir / "learning_curve.png", args.players)
