@@ -54,10 +54,11 @@ class Args:
 
     On top of them the game's recipe (``--recipe game``, GameSpec.training_recipe) sets every
     argument the command line leaves out; keine_ahnung_v0: features advice, imitate counter (1000
-    games, 4 epochs), opponents counter,counter,greedy,risk_caller:0.5, learning rate 5e-5, clip 0.1,
-    entropy 0, gamma 0.999, 256 games x 64 steps, batches of 4096, 1,000,000 decisions or 7 minutes,
-    eval every 10 updates, final tournament of 2000 games against each of
-    counter,greedy,risk_caller:0.5,random. ``--recipe plain`` keeps the defaults shown here."""
+    games, 4 epochs, 8 samples), opponents counter,counter,greedy,risk_caller:0.5, learning rate 5e-5,
+    clip 0.1, entropy 0, gamma 0.999, 256 games x 64 steps, batches of 4096, 1,000,000 decisions or 7
+    minutes, eval every 10 updates, a final tournament of 3000 games against three counters, three
+    randoms and in a league with counter, greedy and risk_caller:0.5 (TRAINING_RECIPE in the game's
+    spec.py). ``--recipe plain`` keeps the defaults shown here."""
 
     env: str = "keine_ahnung_v0"
     """the game: any registered game (keine_ahnung_env.registry.games(); an unknown name lists them)"""
