@@ -316,7 +316,8 @@ def soak_training(minutes: float, players: int = 4, seed: int = 0, out_dir: str 
     log_path = work / "train.log"
     cmd = [sys.executable, "-m", "training.train", "--players", str(players), "--total-timesteps", "1000000000",
            "--seed", str(seed), "--out-dir", str(work), "--run-name", "soak", "--no-progress", "--self-play",
-           "--snapshot-every", "2", "--eval-every", "10", "--eval-games", "20", "--torch-threads", "1"]
+           "--snapshot-every", "2", "--eval-every", "10", "--eval-games", "20", "--torch-threads", "1",
+           "--recipe", "plain"]
     cmd += list(extra_args or [])
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", PYTHONUNBUFFERED="1")
     samples: list[tuple[float, float]] = []

@@ -348,6 +348,10 @@ class GameSpec:
         (:class:`OlderObservationFeatures`).
       ceiling: optional :class:`CeilingHooks`: privileged players for the skill-ceiling study
         (``training.skill_ceiling``); None where the game offers none.
+      training_recipe: the game's tuned recipe for ``training.train``: argument name (a field of
+        ``training.train.Args``) -> value, used for every argument the user leaves out unless they
+        pass ``--recipe plain`` (Keine Ahnung: a warm start imitating ``counter`` on its advice
+        features, then gentle PPO). Empty: the command's generic defaults.
 
     A spec is immutable: ``copy``/``deepcopy`` return it unchanged. It pickles as its name, player
     count and rules and is rebuilt through the game registry, so environments holding one pickle.
@@ -382,6 +386,7 @@ class GameSpec:
     scene: Callable[[Any, int, int | None, bool], Any] | None = None
     older_observations: Mapping[int, int] = dataclasses.field(default_factory=dict)
     ceiling: CeilingHooks | None = None
+    training_recipe: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self):
         if len(self.action_names) != self.num_actions:

@@ -300,7 +300,8 @@ def train_tiny_ppo(players: int = 4, timesteps: int = 1024, out_dir: str | None 
     argv = ["--players", str(players), "--total-timesteps", str(timesteps), "--num-envs", str(num_envs),
             "--n-steps", str(n_steps), "--batch-size", str(min(2048, num_envs * n_steps)), "--n-epochs", "2",
             "--eval-every", "0", "--final-games", "2", "--opponents", "random,greedy,risk_caller:0.5,counter",
-            "--net-arch", "64,64", "--seed", str(seed), "--out-dir", out_dir, "--no-progress"]
+            "--net-arch", "64,64", "--seed", str(seed), "--out-dir", out_dir, "--no-progress",
+            "--recipe", "plain"]
     if imitate:
         argv += ["--imitate", imitate, "--imitation-games", str(imitation_games), "--imitation-epochs",
                  str(imitation_epochs)]

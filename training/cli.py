@@ -63,6 +63,15 @@ def parse_dataclass(cls: type[T], argv: list[str] | None = None, description: st
     return cls(**{f.name: getattr(namespace, f.name) for f in dataclasses.fields(cls)})
 
 
+def given_fields(cls: type, argv: list[str] | None = None) -> set[str]:
+    """The fields of dataclass ``cls`` that ``argv`` sets explicitly (a flag on the command line), as
+    opposed to those left at their defaults; ``argv`` must parse (``parse_dataclass`` checked it)."""
+    parser = dataclass_parser(cls, "given")
+    for action in parser._actions:  # every default "not given": argparse then sets only the flags it met
+        action.default = argparse.SUPPRESS
+    return set(vars(parser.parse_args(argv)))
+
+
 def make_agent(flag: str, spec: str, **kwargs: Any):
     """``agents.make(spec, **kwargs)`` for the command-line flag ``flag``: its ValueError (an unknown
     name, bad arguments, a checkpoint for another table) becomes a UsageError naming the flag."""

@@ -2,7 +2,12 @@
 
 Works for every game of ``keine_ahnung_env.registry``: everything game-specific (player range, rules,
 observation and action sizes, feature sets, the oracle critic's hidden inputs, the game's own episode
-statistics, its heuristic agents) comes from the game's ``GameSpec``.
+statistics, its heuristic agents, its tuned recipe) comes from the game's ``GameSpec``.
+
+The game's recipe (``GameSpec.training_recipe``) fills every argument the user leaves out, so the
+plain ``python -m training.train`` trains the game's strong default; for Keine Ahnung a warm start
+imitating ``counter`` on features that carry counter's move, then gentle PPO (docs/training.md,
+"The default recipe"). ``--recipe plain`` gives the generic defaults of ``Args`` instead.
 
 Read top to bottom: the arguments (``Args``), the opponent pool, the vector environment over the
 batched core, the model, the callback that shows progress, logs to TensorBoard, evaluates,
@@ -27,12 +32,13 @@ from pathlib import Path
 import numpy as np
 
 from .cli import (UsageError, check_env, check_int, check_number, check_players, check_positive, check_seed,
-                  check_variant, make_agent, parse_dataclass, parse_rules, run_command, usage_error, user_errors)
+                  check_variant, given_fields, make_agent, parse_dataclass, parse_rules, run_command, usage_error,
+                  user_errors)
 
 PROG = "python -m training.train"
 EXAMPLES = (
-    "--env keine_ahnung_v0 --players 4 --opponents counter --max-minutes 10",
-    "--players 3 --features advice --imitate counter --total-timesteps 2000000 --seed 1",
+    "--env keine_ahnung_v0 --players 4",
+    "--players 3 --recipe plain --opponents counter --max-minutes 10 --seed 1",
     "--resume runs/keine_ahnung_v0_4p_seed0/final.zip --critic oracle --critic-warmup 20",
 )
 
@@ -44,15 +50,27 @@ class Args:
     Defaults that depend on the game come from its spec: ``--players 0`` is the game's default player
     count, an empty ``--features`` its default feature set, an empty ``--opponents`` ``random`` plus
     every heuristic agent the game declares (for keine_ahnung_v0 these reproduce the earlier fixed
-    defaults: 4 players, hints, random,never_call,always_call,greedy,risk_caller,counter)."""
+    defaults: 4 players, hints, random,never_call,always_call,greedy,risk_caller,counter).
+
+    On top of them the game's recipe (``--recipe game``, GameSpec.training_recipe) sets every
+    argument the command line leaves out; keine_ahnung_v0: features advice, imitate counter (1000
+    games, 4 epochs, 8 samples), opponents counter,counter,greedy,risk_caller:0.5, learning rate 5e-5,
+    clip 0.1, entropy 0, gamma 0.999, 256 games x 64 steps, batches of 4096, 1,000,000 decisions or 7
+    minutes, eval every 10 updates, a final tournament of 3000 games against three counters, three
+    randoms and in a league with counter, greedy and risk_caller:0.5 (TRAINING_RECIPE in the game's
+    spec.py). ``--recipe plain`` keeps the defaults shown here."""
 
     env: str = "keine_ahnung_v0"
     """the game: any registered game (keine_ahnung_env.registry.games(); an unknown name lists them)"""
+    recipe: str = "game"
+    """game: the game's tuned recipe (GameSpec.training_recipe) sets every argument you leave out
+    (keine_ahnung_v0: imitate counter on the advice features, then gentle PPO against a counter-heavy
+    pool; see docs/training.md); plain: the defaults shown here, the only recipe before"""
     players: int = 0
     """number of players within the game's range (keine_ahnung_v0: 2-5); 0: the game's default
     (keine_ahnung_v0: 4). The learner takes one seat, rotating between games"""
     total_timesteps: int = 400_000
-    """learner decisions to train on (the default, 400,000, took 4 min 18 s on an idle 2-core machine)"""
+    """learner decisions to train on (the plain default, 400,000, took 4 min 18 s on an idle 2-core machine)"""
     max_minutes: float = 0.0
     """wall-clock budget of the PPO phase in minutes (0: none); training stops at the first rollout
     end past it and then checkpoints and plays the final tournament as usual"""
@@ -103,11 +121,16 @@ class Args:
     the weights and optimizer state are read as tensors only (nothing in the file is unpickled); the
     hyper-parameters are this command's, and --features, --net-arch and --activation must match"""
     imitate: str = ""
-    """warm start: imitate this agent spec (e.g. counter) before PPO; empty = start from scratch"""
+    """warm start: imitate this agent spec (e.g. counter) before PPO; empty = start from scratch (pass
+    --imitate '' to leave out the warm start of the game's recipe; --resume never imitates)"""
     imitation_games: int = 600
     """with --imitate: games the teacher plays (every seat) to make the demonstrations"""
     imitation_epochs: int = 4
     """with --imitate: passes over the demonstrations"""
+    imitation_samples: int = 1
+    """with --imitate: times the teacher is asked at each decision; above 1 the policy learns to put
+    its probability on the set of moves it gave (a teacher that picks among alike moves at random,
+    such as counter revealing one of its unknown cards, then still teaches one clear best move)"""
     self_play: bool = False
     """also add frozen snapshots of the learner to the opponent pool"""
     snapshot_every: int = 25
@@ -120,6 +143,16 @@ class Args:
     """games per baseline in each periodic evaluation"""
     final_games: int = 400
     """games in the final tournament against each baseline"""
+    final_opponents: str = ""
+    """comma-separated agent specs the final tournament plays against (P-1 copies of each in turn);
+    empty: every distinct agent of the opponent pool"""
+    final_league: str = ""
+    """comma-separated agent specs that also play one league with the trained agent at the end
+    (--final-games games, every agent in every seat equally often, common deals: each agent's win
+    share beside the trained agent's); empty: no league"""
+    target_kl: float = 0.0
+    """KL guard: stop a PPO update's passes early once the approximate KL divergence from the policy
+    that played the rollout exceeds 1.5 x this (SB3's target_kl); 0: no guard"""
     rules: list[str] = dataclasses.field(default_factory=list)
     """the game's rules options as key=value (keine_ahnung_v0: e.g. memory=none allow_keep=true)"""
     seed: int = 0
@@ -142,9 +175,13 @@ def check_args(args: Args):
     players = check_players(entry, args.players, zero_is_default=True)
     check_seed(args.seed)
     for name in ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs", "eval_games", "final_games",
-                 "snapshot_every", "max_snapshots", "torch_threads", "imitation_games", "imitation_epochs"):
+                 "snapshot_every", "max_snapshots", "torch_threads", "imitation_games", "imitation_epochs",
+                 "imitation_samples"):
         check_positive(f"--{name.replace('_', '-')}", getattr(args, name))
+    if args.recipe not in ("game", "plain"):
+        raise usage_error("--recipe", args.recipe, "game, plain")
     check_number("--max-minutes", args.max_minutes, 0.0, allowed="0 (no budget) or a positive number of minutes")
+    check_number("--target-kl", args.target_kl, 0.0, allowed="0 (no guard) or a positive number")
     check_int("--eval-every", args.eval_every, 0, allowed="0 (never) or a positive integer")
     if args.critic not in ("public", "oracle"):
         raise usage_error("--critic", args.critic, "public, oracle")
@@ -193,15 +230,39 @@ class OpponentPool:
 def main(argv: list[str] | None = None) -> dict:
     """Runs one training as ``Args`` says; returns a summary (paths and final figures)."""
     args = parse_dataclass(Args, argv, prog=PROG, examples=EXAMPLES)
-    return train(args)
+    return train(args, given=given_fields(Args, argv))
 
 
-def train(args: Args) -> dict:
-    """Trains, evaluates and writes everything; see the module docstring.
+def apply_recipe(args: Args, spec, given: set[str] | None = None) -> Args:
+    """``args`` with the game's recipe (``spec.training_recipe``) in every argument not ``given``
+    (the flags of the command line; None: every argument still at its default counts as left out);
+    unchanged with ``--recipe plain``. A ``--resume`` run starts from its checkpoint, so the recipe's
+    warm start (``imitate``) is left out there."""
+    if args.recipe == "plain":
+        return args
+    defaults = Args()
+    fields = {field.name for field in dataclasses.fields(Args)}
+    changes = {}
+    for name, value in spec.training_recipe.items():
+        if name not in fields or name in ("env", "recipe", "players", "resume", "seed", "rules"):
+            raise ValueError(f"{spec.name}: training_recipe sets {name!r}, which is no recipe argument of "
+                             "training.train")
+        left_out = getattr(args, name) == getattr(defaults, name) if given is None else name not in given
+        if left_out and not (args.resume and name == "imitate"):
+            changes[name] = value
+    return dataclasses.replace(args, **changes)
+
+
+def train(args: Args, given: set[str] | None = None) -> dict:
+    """Trains, evaluates and writes everything; see the module docstring. The game's recipe fills the
+    arguments left out (``apply_recipe``; ``given``: the names set on the command line).
 
     The setup (the arguments, the opponents and the ``--imitate`` teacher, a ``--resume`` checkpoint)
     runs first: its ValueErrors are the user's (``UsageError``: one line and exit status 2 on the
     command line); a ValueError raised later, while training, is a bug and keeps its traceback."""
+    with user_errors():
+        spec = check_args(args)
+    args = apply_recipe(args, spec, given)
     with user_errors():
         spec = check_args(args)
     args = dataclasses.replace(args, players=spec.num_players, features=args.features or spec.default_features,
@@ -214,6 +275,13 @@ def train(args: Args) -> dict:
     opponent_specs = list(dict.fromkeys(listed))
     instances = {s: make_agent("--opponents", s, game=args.env, seed=args.seed + 1 + i)
                  for i, s in enumerate(opponent_specs)}
+    final_specs = [s.strip() for s in args.final_opponents.split(",") if s.strip()] or opponent_specs
+    final_specs = list(dict.fromkeys(final_specs))
+    for name in final_specs:  # checked now: a misspelt name is found before the training, not after
+        make_agent("--final-opponents", name, game=args.env)
+    league_specs = [s.strip() for s in args.final_league.split(",") if s.strip()]
+    league = [make_agent("--final-league", name, game=args.env, seed=args.seed + 200 + i)
+              for i, name in enumerate(league_specs)]
     teacher = make_agent("--imitate", args.imitate, game=args.env, seed=args.seed + 500) if args.imitate else None
     import torch
     from sb3_contrib import MaskablePPO
@@ -270,7 +338,7 @@ def train(args: Args) -> dict:
         policy_kwargs["public_size"] = features.size
     hyper = dict(learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
                  n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
-                 ent_coef=args.ent_coef)
+                 ent_coef=args.ent_coef, target_kl=args.target_kl or None)
     same_critic = resumed is not None and resumed.info.critic == args.critic
     # A model resumed whole keeps the seed it was created with (as SB3's load did: it re-seeded torch,
     # the games and the opponents from it), so resumed runs replay as they did before.
@@ -293,7 +361,7 @@ def train(args: Args) -> dict:
     if teacher is not None:
         start = time.time()
         demos = collect_demonstrations(teacher, features, args.players, args.imitation_games, seed=args.seed + 500,
-                                       rules=rules, game=args.env)
+                                       rules=rules, game=args.env, samples=args.imitation_samples)
         demos = dataclasses.replace(demos, inputs=pad_privileged(demos.inputs, hidden))
         fit = pretrain(model.policy, demos, epochs=args.imitation_epochs, seed=args.seed)
         print(f"imitated {args.imitate}: {fit['samples']:,} decisions from {args.imitation_games} games, "
@@ -423,8 +491,8 @@ def train(args: Args) -> dict:
     # The final tournament: the evaluate command's table, the trained agent against each baseline.
     learner = agents.make("ppo", path=str(final_path), game=args.env, num_players=args.players, rules=rules)
     learner.name = "ppo"
-    summary = final_tournament(learner, opponent_specs, args.env, args.players, args.final_games, args.seed, rules,
-                               args.progress, run_dir / "tournament.json")
+    summary = final_tournament(learner, final_specs, args.env, args.players, args.final_games, args.seed, rules,
+                               args.progress, run_dir / "tournament.json", league=league, league_specs=league_specs)
     curve_path = plot_curve(curve, run_dir / "learning_curve.png", args.players)
     trained_now = model.num_timesteps - callback.first_step
     print(f"\ntrained {trained_now:,} steps ({model.num_timesteps:,} in all) in {train_seconds / 60:.1f} min "
@@ -439,10 +507,12 @@ def train(args: Args) -> dict:
 
 
 def final_tournament(learner, opponent_specs: list[str], env: str, players: int, games: int, seed: int, rules: dict,
-                     progress: bool, json_path: Path) -> dict:
-    """The trained agent against P-1 copies of each baseline (seat-rotated, ``seed + 99``): prints one
-    tournament table per baseline, writes the summary to ``json_path`` and returns it. Every trainer
-    (this one, ``training.train_rllib``) ends with it."""
+                     progress: bool, json_path: Path, league: list | None = None,
+                     league_specs: list[str] | None = None) -> dict:
+    """The trained agent against P-1 copies of each baseline (seat-rotated, ``seed + 99``), then, given
+    ``league`` (P-1 agent objects named by ``league_specs``), one league where all of them share every
+    table (``seed + 98``): prints one tournament table each, writes the summary to ``json_path`` and
+    returns it. Every trainer (this one, ``training.train_rllib``) ends with it."""
     import agents
 
     from .tournament import play_tournament
@@ -456,6 +526,13 @@ def final_tournament(learner, opponent_specs: list[str], env: str, players: int,
         stats = result.agents[0]
         summary[name] = {"win_rate": stats.win_rate, "win_interval": list(stats.win_interval),
                          "fair_share": 1.0 / players, "games": stats.games, "mean_score": stats.mean_score}
+    if league:
+        result = play_tournament([learner] + list(league), num_players=players, games=games, seed=seed + 98, env=env,
+                                 progress=progress, **rules)
+        tables.append(f"league of {', '.join([learner.name] + list(league_specs or []))}:\n{result.table()}")
+        summary["league"] = {stats.name: {"win_rate": stats.win_rate, "win_interval": list(stats.win_interval),
+                                          "games": stats.games, "mean_score": stats.mean_score}
+                             for stats in result.agents}
     print("\n\n".join(tables))
     json_path.write_text(json.dumps(summary, indent=2))
     return summary
