@@ -173,9 +173,9 @@ def test_event_probabilities_match_the_sampled_states():
     rng = np.random.default_rng(4)
     samples = 2000
     checks = []
-    points = [p for i, p in enumerate(decision_points(rules, seed=8, steps=900, every=20)) if i % 7 == 0][:10]
-    for core, b in points:
-        obs = core.observe(core.current)[b]
+    observations = [core.observe(core.current)[b] for i, (core, b) in
+                    enumerate(decision_points(rules, seed=8, steps=900, every=20)) if i % 7 == 0][:12]
+    for obs in observations:
         events = belief.event_probabilities(obs)
         assert {"call_succeeds", "unknown_card_fits", "unknown_card_is_prize", "draw_card_fits",
                 "draw_card_is_prize", "refill_hurts"} <= set(events)
