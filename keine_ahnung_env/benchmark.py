@@ -68,7 +68,8 @@ STATE_ARRAYS = (
     "draw_cards", "draw_pos", "draw_len", "card_loc", "card_where", "card_known", "layout", "pile_top",
     "pile_face", "pile_count", "top_count", "trophy_order", "trophy_owner", "trophy_pos", "trophy_count",
     "trophy_points", "prize_count", "prize_points", "current", "phase", "pending", "pending_slot",
-    "clear_pending", "turn", "terminated", "truncated", "rewards", "legal_mask", "rng_state")
+    "clear_pending", "turn", "terminated", "truncated", "rewards", "legal_mask", "card_epoch", "reshuffles",
+    "rng_state")
 
 
 # ----------------------------------------------------------------------------------------- helpers

@@ -19,8 +19,8 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 # What each notebook must show: (minimum number of figures, strings that must appear in its text output).
 EXPECTED = {
     "01_quickstart.ipynb": (1, ["game over after", "decisions/s", "trained", "win%"]),
-    "02_nothing_fits_risk.ipynb": (6, ["inside per-state 99%", "best threshold", "call ok %", "legal-call decisions",
-                                       "exact p bin"]),
+    "02_nothing_fits_risk.ipynb": (7, ["inside per-state 99%", "best threshold", "call ok %", "legal-call decisions",
+                                       "exact p bin", "reliability diagram"]),
     "03_agents.ipynb": (2, ["win%", "pairings", "mean head-to-head win rate"]),
     "04_gap.ipynb": (0, ["game over after", "win%", "decisions/s"]),
     "05_dnp.ipynb": (0, ["win%", "decisions/s"]),

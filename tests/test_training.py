@@ -247,7 +247,10 @@ def test_imitation_fits_the_teachers_decisions():
     assert len(demos) > 500 and demos.inputs.shape[1] == features.size
     assert demos.masks[np.arange(len(demos)), demos.actions].all()  # the teacher only plays legal moves
     assert set(np.unique(demos.returns)) <= {-1.0, 0.0, 1.0}
-    info = CheckpointInfo(game="keine_ahnung_v0", num_players=2, rules={}, observation_version=1,
+    from keine_ahnung_env import registry
+
+    info = CheckpointInfo(game="keine_ahnung_v0", num_players=2, rules={},
+                          observation_version=registry.game_spec("keine_ahnung_v0", 2).observation_version,
                           observation_size=features.input_size, num_actions=44, features="hints",
                           net_arch=(64,), activation="tanh")
     import torch

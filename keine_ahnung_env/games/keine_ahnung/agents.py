@@ -26,6 +26,7 @@ from .config import SLOTS, Rules
 from .deck import FUNCTION_REFILL, FUNCTION_REMOVE, NUM_FACES, CardTables, DeckSpec
 from .risk import (
     SLOT_KNOWN, SLOT_UNKNOWN, TableView, all_good_probability, batch_call_success_probability, decode, face_fit_counts,
+    pool_all_good_probability,
 )
 
 from ...sampling import check_batch, sample_masked
@@ -310,9 +311,9 @@ class CounterAgent(GreedyAgent):
         n_fit = fit.sum(1)
         pool = view.pool
         n = pool.sum(1)
-        good_now = (pool * (face_fit_counts(view.tops, self.tables)[:, self.tables.type_face] == 0)
-                    * ~self.tables.type_is_prize[None]).sum(1)
-        p_now = np.nan_to_num(all_good_probability(good_now, n, u), nan=0.0)
+        # The exact chance that the unknown cards fit nothing now, each drawn from its own shuffle's pool
+        # (issue 17; the remove plan below still uses the one-pool approximation).
+        p_now = np.nan_to_num(pool_all_good_probability(view, self.tables), nan=0.0)
         late = view.table_counts[:, 2] <= self.endgame_trophies
         level = np.clip(u, 1, 3) - 1
         threshold = np.where(late, self.endgame_threshold[level], self.call_threshold[level])

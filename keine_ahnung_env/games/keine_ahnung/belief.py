@@ -15,8 +15,11 @@ seat's knowledge is the public history (plus its own trophies). Given that knowl
   when it is empty), so its unseen cards are exactly the face-down cards still left from it: the pools
   of ``earlier_pool`` / ``earlier_pool_cards``.
 * With ``memory="none"`` a seat remembers nothing: every card not face up now is one pool spread over
-  the draw pile, every face-down slot and the covered discards. (This is the belief of a seat that
-  knows only the table; it is not the posterior of a seat that remembers, which the perfect mode is.)
+  the draw pile, every face-down slot and the covered discards. This is the belief of a seat that
+  knows the table and assumes nothing about how play went. Real play is not that uniform (covered
+  discards fitted the cards they lie under; layouts keep misfits revealed earlier and forgotten), and
+  what a forgetful seat should believe depends on how the game was played: at 2 players the call
+  probabilities built on it are measurably off in real play (``docs/reliability.md``).
 * Trophies: the seat knows its own; every other trophy value is equally likely to be any opponent's
   or any position of the face-down pile. (Exact as long as opponents' moves do not reveal their secret
   trophy values; the shipped heuristics read their own trophy points only through expected values.)

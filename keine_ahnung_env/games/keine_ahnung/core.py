@@ -206,6 +206,7 @@ class KeineAhnungCore(CompiledCore):
         self.draw_cards[b, : len(order)] = order
         self.draw_pos[b], self.draw_len[b] = 0, len(order)
         self.card_loc[b], self.card_where[b], self.card_known[b] = LOC_DRAW, 0, False
+        self.card_epoch[b], self.reshuffles[b] = 0, 0  # every card from one shuffle: the loaded position's
         self.layout[b] = layouts
         for seat in range(P):
             for card in layouts[seat]:

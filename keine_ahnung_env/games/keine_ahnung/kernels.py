@@ -543,6 +543,10 @@ def _observe_game(s, k, b, seat, out):
     for c in range(N):
         loc = s.card_loc[b, c]
         aside += loc == LOC_ASIDE
+        if loc == LOC_ASIDE:  # observation version 2: which seen cards are set aside / covered
+            out[k.off_set_aside_cards + k.card_type[c]] += 1.0
+        elif k.perfect_memory and loc == LOC_PILE and s.pile_top[b, s.card_where[b, c]] != c:
+            out[k.off_covered_cards + k.card_type[c]] += 1.0
         if k.perfect_memory:
             unknown = (loc == LOC_DRAW) | ((loc == LOC_LAYOUT) & (not s.card_known[b, c]))
         else:  # every card not face up on the table now
@@ -558,72 +562,77 @@ def _observe_game(s, k, b, seat, out):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _unknown_age(s, k, b, p, slot):
-    """Reshuffles since the draw pile that dealt seat p's face-down card in ``slot`` was shuffled, for a
-    card unknown to the table (perfect memory); -1 for an empty slot or a known card."""
-    card = s.layout[b, p, slot]
-    if card < 0 or s.card_known[b, card]:
-        return -1
-    return np.int64(s.reshuffles[b] - s.card_epoch[b, card])
-
-
-@njit(cache=True, inline="always", _nrt=False)
 def _observe_belief_sections(s, k, b, seat, out):
-    """The sections of observation version 2 (``observation.py``): own trophies by value, set-aside and
-    covered cards by type, and (perfect memory) the earlier pools of unknown face-down cards."""
-    P, N = k.num_players, s.card_loc.shape[1]
+    """The sections of observation version 2 (``observation.py``) not written with the per-card loop of
+    ``_observe_game``: own trophies by value and (perfect memory) the earlier pools of unknown face-down
+    cards.
+
+    An unknown card dealt from an earlier shuffle than the current draw pile's comes from that shuffle's
+    pool, whose cards never revealed since are exactly the cards still face down from it: a multiset
+    everyone can work out. Pools are numbered 1, 2, ... from the most recent; each pool's cards, sorted
+    by type, are listed against its slots in (relative seat, slot) order, so where each card lies stays
+    hidden. Without arrays (no allocation here), the two sections serve as scratch: ``age * T + type``
+    per slot, sorted within each pool, beside flags and pool numbers; O(slots^2) per observation."""
+    P = k.num_players
     for i in range(s.trophy_owner.shape[1]):
         if s.trophy_owner[b, i] == seat:
             out[k.off_own_trophies + k.trophy_value_index[s.trophy_order[b, i]]] += 1.0
-    for c in range(N):
-        loc = s.card_loc[b, c]
-        if loc == LOC_ASIDE:
-            out[k.off_set_aside_cards + k.card_type[c]] += 1.0
-        elif k.perfect_memory and loc == LOC_PILE and s.pile_top[b, s.card_where[b, c]] != c:
-            out[k.off_covered_cards + k.card_type[c]] += 1.0
     if not k.perfect_memory:
         return
-    # Unknown cards dealt from an earlier shuffle than the current draw pile's: their pool (that shuffle's
-    # cards never revealed since) holds exactly the cards in these slots, a multiset everyone can work
-    # out. Pools are numbered 1, 2, ... from the most recent; each pool's cards, sorted by type, are
-    # listed against its slots in (relative seat, slot) order: where each card lies stays hidden.
     n = P * SLOTS
+    T = k.type_total.shape[0]
+    pools, cards = k.off_earlier_pool, k.off_earlier_pool_cards
+    old = 0
     for i in range(n):
         p = (seat + i // SLOTS) % P
-        age = _unknown_age(s, k, b, p, i % SLOTS)
-        if age < 1:
+        card = s.layout[b, p, i % SLOTS]
+        if card >= 0 and not s.card_known[b, card]:
+            age = np.int64(s.reshuffles[b] - s.card_epoch[b, card])
+            if age >= 1:
+                out[cards + i] = age * T + k.card_type[card]
+                old += 1
+    if old == 0:
+        return
+    # 1. Sort each pool's keys among the pool's own slots (selection sort in place): the listed types.
+    for i in range(n):
+        key = np.int64(out[cards + i])
+        if key == 0:
             continue
-        pool = 1  # 1 + distinct ages in 1..age-1
-        rank = 0  # slots of this pool before slot i
-        for j in range(n):
-            q = (seat + j // SLOTS) % P
-            other = _unknown_age(s, k, b, q, j % SLOTS)
-            if other == age and j < i:
-                rank += 1
-            if 1 <= other < age:
-                first = True
-                for m in range(j):
-                    if _unknown_age(s, k, b, (seat + m // SLOTS) % P, m % SLOTS) == other:
-                        first = False
-                        break
-                pool += first
-        out[k.off_earlier_pool + i] = pool
-        # The rank-th smallest type among this pool's cards.
-        for j in range(n):
-            q = (seat + j // SLOTS) % P
-            if _unknown_age(s, k, b, q, j % SLOTS) != age:
-                continue
-            t = k.card_type[s.layout[b, q, j % SLOTS]]
-            below, upto = 0, 0
-            for m in range(n):
-                r = (seat + m // SLOTS) % P
-                if _unknown_age(s, k, b, r, m % SLOTS) == age:
-                    u = k.card_type[s.layout[b, r, m % SLOTS]]
-                    below += u < t
-                    upto += u <= t
-            if below <= rank < upto:
-                out[k.off_earlier_pool_cards + i] = t + 1
+        age, best = key // T, i
+        for j in range(i + 1, n):
+            other = np.int64(out[cards + j])
+            if other > 0 and other // T == age and other < np.int64(out[cards + best]):
+                best = j
+        out[cards + i], out[cards + best] = out[cards + best], out[cards + i]
+    # 2. pools[i] = 1 where slot i is its pool's first slot, else 0.
+    for i in range(n):
+        key = np.int64(out[cards + i])
+        if key == 0:
+            continue
+        first = 1
+        for m in range(i):
+            if np.int64(out[cards + m]) // T == key // T:
+                first = 0
                 break
+        out[pools + i] = first
+    # 3. pools[i] += 2 * the pool number (1 + the distinct ages below the slot's: first slots of them).
+    for i in range(n):
+        key = np.int64(out[cards + i])
+        if key == 0:
+            continue
+        number = 1
+        for j in range(n):
+            other = np.int64(out[cards + j])
+            if other > 0 and np.int64(out[pools + j]) % 2 == 1 and other // T < key // T:
+                number += 1
+        out[pools + i] += 2 * number
+    # 4. Into place: pools[i] = the pool number, cards[i] = 1 + the listed type.
+    for i in range(n):
+        key = np.int64(out[cards + i])
+        if key == 0:
+            continue
+        out[pools + i] = np.int64(out[pools + i]) // 2
+        out[cards + i] = key % T + 1
 
 
 # ============================================================================ batch kernels

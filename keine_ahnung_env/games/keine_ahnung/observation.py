@@ -203,7 +203,23 @@ def observation_string(obs: np.ndarray, layout: ObservationLayout, tables: CardT
             f"{seat_name(rel):>4}: [{' | '.join(cells[:3])}] [{' | '.join(cells[3:])}]  "
             f"trophies {trophies}{extra}, prizes {prizes} ({prize_points} pts)"
         )
+    def type_list(counts: np.ndarray) -> str:
+        return ", ".join(f"{describe_type(tables.type_keys[t])} x{int(counts[t])}" for t in np.flatnonzero(counts))
+
     unknown = sec["unknown_cards"]
-    parts = [f"{describe_type(tables.type_keys[t])} x{int(unknown[t])}" for t in np.flatnonzero(unknown)]
-    lines.append(f"Unknown cards ({int(unknown.sum())}): " + ", ".join(parts))
+    lines.append(f"Unknown cards ({int(unknown.sum())}): " + type_list(unknown))
+    if "own_trophies" in sec:  # observation version 2
+        values = tables.trophy_values
+        own = [f"{int(v)} x{int(n)}" for v, n in zip(values, sec["own_trophies"]) if n]
+        lines.append("Your trophies: " + (", ".join(own) if own else "none"))
+        if sec["set_aside_cards"].any():
+            lines.append(f"Set aside ({int(sec['set_aside_cards'].sum())}): " + type_list(sec["set_aside_cards"]))
+        if sec["covered_cards"].any():
+            lines.append(f"Below the pile tops ({int(sec['covered_cards'].sum())}): " + type_list(sec["covered_cards"]))
+        pools = sec["earlier_pool"].reshape(P, SLOTS)
+        cards = sec["earlier_pool_cards"].reshape(P, SLOTS)
+        for k in range(1, int(pools.max(initial=0)) + 1):
+            where = [f"{seat_name(int(r))} slot {int(s)}" for r, s in np.argwhere(pools == k)]
+            content = [describe_type(tables.type_keys[int(c) - 1]) for c in cards[pools == k]]
+            lines.append(f"Dealt {k} shuffle(s) back: {', '.join(where)} hold {', '.join(content)} in some order")
     return "\n".join(lines)

@@ -53,6 +53,7 @@ __all__ = [
     "call_success_probability", "batch_call_success_probability", "exact_call_success_probability",
     "unknown_fit_probability", "expected_trophy_value", "expected_call_value", "monte_carlo_call_success",
     "binomial_interval_contains", "wilson_interval", "collect_call_states", "engine_check", "face_fit_counts", "all_good_probability",
+    "pool_all_good_probability",
 ]
 
 SLOT_EMPTY, SLOT_UNKNOWN, SLOT_KNOWN = 0, 1, 2
