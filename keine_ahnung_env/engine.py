@@ -57,6 +57,9 @@ def _entry_point(kernel, args):
         return kernel
 
 
+_CHECKS: dict = {}
+"""``check_actions_kernel``'s entry points by the fingerprint of its argument types."""
+
 _MAX_THREADS = numba.config.NUMBA_NUM_THREADS
 """The most threads Numba can run (``numba.set_num_threads`` picks up to this many): the parallel
 kernels split a batch into ``4 * _MAX_THREADS`` ranges whatever the current setting, so that ``step``
@@ -108,6 +111,13 @@ class CompiledCore:
             d = self.__dict__
             d.pop("_state_tuple", None)
             d.pop("_entries", None)
+
+    def __getstate__(self):
+        """Copies and pickles leave out the cached tuple and entry points (rebuilt on first use)."""
+        d = dict(self.__dict__)
+        d.pop("_state_tuple", None)
+        d.pop("_entries", None)
+        return d
 
     def _state(self):
         """The state arrays as one kernel argument, the kernels' ``State`` tuple of ``STATE_FIELDS``.
@@ -226,8 +236,13 @@ class CompiledCore:
                 raise ValueError(f"actions must be integers in 0..{A - 1}; got dtype {arr.dtype}")
             arr = arr.astype(np.intp)
         act = self._all_active if active is None else np.asarray(active, bool)
-        live, first_out, first_bad, bad = check_actions_kernel(arr, act, self.terminated, self.truncated,
-                                                               self.legal_mask)
+        args = (arr, act, self.terminated, self.truncated, self.legal_mask)
+        key = (check_actions_kernel, compute_fingerprint(args))
+        check = _CHECKS.get(key)
+        if check is None:
+            check_actions_kernel(*args)  # through the dispatcher once: compiles or loads it for these types
+            check = _CHECKS[key] = _entry_point(check_actions_kernel, args)
+        live, first_out, first_bad, bad = check(*args)
         if live == 0:
             raise ValueError("every game is over; call reset() (or use autoreset) before stepping again")
         if first_out >= 0:
