@@ -18,18 +18,20 @@ from typing import Sequence
 import numba
 import numpy as np
 from numba import njit
+from numba._dispatcher import compute_fingerprint
 
 from .rng import game_rng_states
 
 
 @njit(cache=True, _nrt=False)
-def check_actions_kernel(actions, active, done, legal_mask):
+def check_actions_kernel(actions, active, terminated, truncated, legal_mask):
     """``(live games, first out-of-range game, first illegal game, illegal games)`` among the active
-    live games (-1 where none); changes nothing."""
+    live games (-1 where none; a game is live when neither ``terminated`` nor ``truncated``); changes
+    nothing. One compiled pass, so that ``step`` pays no NumPy temporaries for its checks."""
     live, first_out, first_bad, bad = 0, -1, -1, 0
     A = legal_mask.shape[1]
     for b in range(actions.shape[0]):
-        if done[b]:
+        if terminated[b] or truncated[b]:
             continue
         live += 1
         if not active[b]:
@@ -43,6 +45,25 @@ def check_actions_kernel(actions, active, done, legal_mask):
                 first_bad = b
             bad += 1
     return live, first_out, first_bad, bad
+
+
+def _entry_point(kernel, args):
+    """The compiled function behind ``kernel`` for exactly the types of ``args`` (the call just made
+    through the dispatcher compiled or loaded it), callable without the dispatcher's type resolution;
+    the dispatcher itself when it cannot be found."""
+    try:
+        return kernel.overloads[tuple(kernel.typeof_pyval(a) for a in args)].entry_point
+    except (AttributeError, KeyError, TypeError):
+        return kernel
+
+
+_CHECKS: dict = {}
+"""``check_actions_kernel``'s entry points by the fingerprint of its argument types."""
+
+_MAX_THREADS = numba.config.NUMBA_NUM_THREADS
+"""The most threads Numba can run (``numba.set_num_threads`` picks up to this many): the parallel
+kernels split a batch into ``4 * _MAX_THREADS`` ranges whatever the current setting, so that ``step``
+does not ask for it every call (results never depend on the split)."""
 
 
 class CompiledCore:
@@ -71,37 +92,87 @@ class CompiledCore:
     """The game's kernels module. The default hooks below call its ``deal_range``/``deal_kernel``,
     ``step_range``/``step_kernel`` and ``observe_range``/``observe_kernel`` (serial over a range of
     games / parallel over ``chunks`` ranges) with ``self._state()`` and ``self._k`` (the game's state
-    tuple and constants); a game whose kernels differ overrides the hooks."""
+    tuple and constants) through :meth:`_run`; a game whose kernels differ overrides the hooks."""
+
+    _RESET_ON = frozenset(("_k",))
+    """Attributes whose assignment drops the cached state tuple and entry points (the state fields
+    and the constants; each subclass adds its ``kernels.STATE_FIELDS``)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        fields = getattr(getattr(cls, "kernels", None), "STATE_FIELDS", ())
+        cls._RESET_ON = frozenset(("_k",) + tuple(fields))
+
+    def __setattr__(self, name, value):
+        # Replacing a state array (or the constants) from outside must reach the next kernel call:
+        # the cached tuple of arrays and the entry points compiled for their types are dropped.
+        object.__setattr__(self, name, value)
+        if name in self._RESET_ON:
+            d = self.__dict__
+            d.pop("_state_tuple", None)
+            d.pop("_entries", None)
+
+    def __getstate__(self):
+        """Copies and pickles leave out the cached tuple and entry points (rebuilt on first use)."""
+        d = dict(self.__dict__)
+        d.pop("_state_tuple", None)
+        d.pop("_entries", None)
+        return d
 
     def _state(self):
-        """The state arrays as one kernel argument, the kernels' ``State`` tuple of ``STATE_FIELDS``
-        (read afresh: arrays may have been replaced from outside)."""
+        """The state arrays as one kernel argument, the kernels' ``State`` tuple of ``STATE_FIELDS``.
+
+        Built once and kept until a state array is replaced by assignment (``__setattr__``); arrays
+        written in place need nothing. (Building the tuple of ~30 arrays took as long as a batch-1
+        step of the rules.)"""
         d = self.__dict__
-        return self.kernels.State(*[d[name] for name in self.kernels.STATE_FIELDS])
+        s = d.get("_state_tuple")
+        if s is None:
+            s = d["_state_tuple"] = self.kernels.State(*[d[name] for name in self.kernels.STATE_FIELDS])
+        return s
+
+    def _run(self, kernel, *args):
+        """``kernel(state, constants, *args)``, through the compiled entry point for these argument
+        types once one call went through the dispatcher: Numba's dispatcher resolves the type of
+        every array of the state and constant tuples at each call, which cost a batch-1 step more
+        than its rules. The key is the kernel and the types of ``args`` (Numba's own fingerprint of
+        them); the state's types are fixed until an array is replaced (``__setattr__``)."""
+        d = self.__dict__
+        entries = d.get("_entries")
+        if entries is None:
+            entries = d["_entries"] = {}
+        key = (kernel, compute_fingerprint(args))
+        entry = entries.get(key)
+        s = self._state()
+        if entry is None:
+            result = kernel(s, self._k, *args)
+            entries[key] = _entry_point(kernel, (s, self._k) + args)
+            return result
+        return entry(s, self._k, *args)
 
     def _deal(self, games: np.ndarray) -> None:
         """Deals the validated rows ``games`` (contiguous intp) up to their first decision."""
         K, chunks = self.kernels, self._chunks(games.size)
         if chunks:
-            K.deal_kernel(self._state(), self._k, games, chunks)
+            self._run(K.deal_kernel, games, chunks)
         else:
-            K.deal_range(self._state(), self._k, games, 0, games.size)
+            self._run(K.deal_range, games, 0, games.size)
 
     def _step(self, actions: np.ndarray, active: np.ndarray) -> None:
         """Runs the step kernel on validated ``actions`` [B] intp and ``active`` [B] bool."""
         K, chunks = self.kernels, self._chunks(self.num_envs)
         if chunks:
-            K.step_kernel(self._state(), self._k, actions, active, chunks)
+            self._run(K.step_kernel, actions, active, chunks)
         else:
-            K.step_range(self._state(), self._k, actions, active, 0, self.num_envs)
+            self._run(K.step_range, actions, active, 0, self.num_envs)
 
     def _observe(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
         """Writes game ``games[i]`` as seat ``seats[i]`` sees it into ``out[i]`` (validated, contiguous)."""
         K, chunks = self.kernels, self._chunks(games.size)
         if chunks:
-            K.observe_kernel(self._state(), self._k, games, seats, out, chunks)
+            self._run(K.observe_kernel, games, seats, out, chunks)
         else:
-            K.observe_range(self._state(), self._k, games, seats, out, 0, games.size)
+            self._run(K.observe_range, games, seats, out, 0, games.size)
 
     @property
     def observation_size(self) -> int:
@@ -118,7 +189,7 @@ class CompiledCore:
         """Ranges a parallel kernel splits ``n`` games into; 0: run the serial kernel."""
         if n < self.parallel_min_games or n < 2:
             return 0
-        return min(n, 4 * numba.get_num_threads())
+        return min(n, 4 * _MAX_THREADS)
 
     # ------------------------------------------------------------ the protocol
 
@@ -157,15 +228,21 @@ class CompiledCore:
         Games that are over (or not ``active``) ignore their entry (any integer is accepted there).
         """
         A = self.legal_mask.shape[1]
-        arr = np.asarray(actions)
+        arr = actions if type(actions) is np.ndarray else np.asarray(actions)
         if arr.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), one per game; got shape {arr.shape}")
-        if arr.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers in 0..{A - 1}; got dtype {arr.dtype}")
         if arr.dtype != np.intp:
+            if arr.dtype.kind not in "iu":
+                raise ValueError(f"actions must be integers in 0..{A - 1}; got dtype {arr.dtype}")
             arr = arr.astype(np.intp)
         act = self._all_active if active is None else np.asarray(active, bool)
-        live, first_out, first_bad, bad = check_actions_kernel(arr, act, self.done, self.legal_mask)
+        args = (arr, act, self.terminated, self.truncated, self.legal_mask)
+        key = (check_actions_kernel, compute_fingerprint(args))
+        check = _CHECKS.get(key)
+        if check is None:
+            check_actions_kernel(*args)  # through the dispatcher once: compiles or loads it for these types
+            check = _CHECKS[key] = _entry_point(check_actions_kernel, args)
+        live, first_out, first_bad, bad = check(*args)
         if live == 0:
             raise ValueError("every game is over; call reset() (or use autoreset) before stepping again")
         if first_out >= 0:

@@ -5,6 +5,29 @@ the environment package importing the top-level ``agents`` package (which re-exp
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
+
+
+@njit(cache=True, _nrt=False)
+def _pick_uniform(mask, u, out):
+    """``out[b]``: the k-th legal action of row b (counting from 0), k = floor(u[b] * legal count);
+    0 when there is none (and, as before, if the float product ever rounded up to the count).
+
+    Exactly NumPy's ``(cumsum(mask) > floor(u * n)).argmax()`` of the earlier version: the same
+    float64 product, truncated the same way, so the same draws give the same actions."""
+    B, A = mask.shape
+    for b in range(B):
+        n = 0
+        for a in range(A):
+            n += mask[b, a]
+        k = np.int64(u[b] * n)
+        out[b] = 0
+        for a in range(A):
+            if mask[b, a]:
+                if k == 0:
+                    out[b] = a
+                    break
+                k -= 1
 
 
 def sample_masked(rng: np.random.Generator, action_mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
@@ -16,15 +39,16 @@ def sample_masked(rng: np.random.Generator, action_mask: np.ndarray, weights: np
     if mask.ndim != 2:
         raise ValueError(f"action_mask must be 2-D [batch, actions]; got shape {mask.shape}")
     if weights is None:
-        # Uniform: counts of legal actions in small integers, the k-th legal action for k = floor(u * n).
-        # The same action from the same draw as the weighted path below (cum <= u*n iff cum <= floor(u*n)
-        # for integer cum), in about two thirds of its time at large batches (benchmarks/README.md).
+        # Uniform: the k-th legal action for k = floor(u * n), n the row's legal count, in one compiled
+        # pass over the mask. The same action from the same draw as the weighted path below (cum <= u*n
+        # iff cum <= floor(u*n) for integer cum) and as the NumPy cumsum/argmax version it replaced
+        # (benchmarks/README.md).
         if mask.shape[1] == 0:
             return np.zeros(mask.shape[0], np.int64)
-        dtype = np.uint8 if mask.shape[1] < 256 else np.int64
-        cum = np.cumsum(mask, axis=1, dtype=dtype)
-        k = (rng.random(mask.shape[0]) * cum[:, -1]).astype(dtype)
-        return (cum > k[:, None]).argmax(axis=1).astype(np.int64)  # rows with no legal action: 0
+        u = rng.random(mask.shape[0])  # the one draw per row, from the caller's NumPy stream as ever
+        out = np.empty(mask.shape[0], np.int64)
+        _pick_uniform(mask if mask.flags.c_contiguous else np.ascontiguousarray(mask), u, out)
+        return out
     w = np.where(mask, np.asarray(weights, np.float64), 0.0)
     cum = np.cumsum(w, axis=1)
     total = cum[:, -1]

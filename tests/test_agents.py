@@ -268,3 +268,41 @@ def test_sample_masked_is_uniform_over_legal_actions_and_matches_the_weighted_pa
     with pytest.raises(ValueError, match="2-D"):
         sample_masked(rng, mask[None])
     assert sample_masked(rng, np.zeros((3, 0), bool)).tolist() == [0, 0, 0]
+
+
+def test_sample_masked_compiled_uniform_path_gives_the_actions_of_the_former_numpy_one():
+    """The uniform path is a compiled pass now; seeded runs and published figures need the same
+    actions from the same draws as the NumPy cumsum/argmax it replaced, written out here."""
+    from agents.base import sample_masked
+
+    class Draws:  # a generator stand-in that hands out chosen uniforms
+        def __init__(self, u):
+            self.u = np.asarray(u, np.float64)
+
+        def random(self, n):
+            assert n == self.u.size
+            return self.u
+
+    def former(u, mask):
+        dtype = np.uint8 if mask.shape[1] < 256 else np.int64
+        cum = np.cumsum(mask, axis=1, dtype=dtype)
+        k = (u * cum[:, -1]).astype(dtype)
+        return (cum > k[:, None]).argmax(axis=1).astype(np.int64)
+
+    rng = np.random.default_rng(12)
+    for width, density in ((1, 0.5), (7, 0.5), (NUM_ACTIONS, 0.1), (NUM_ACTIONS, 0.9), (255, 0.99), (300, 0.6)):
+        mask = rng.random((3000, width)) < density
+        mask[:5] = False
+        mask[5:10] = True
+        u = rng.random(3000)
+        u[:40] = np.nextafter(1.0, 0.0)  # the largest draw: the last legal action
+        u[40:60] = 0.0
+        got = sample_masked(Draws(u), mask)
+        np.testing.assert_array_equal(got, former(u, mask))
+        assert got.dtype == np.int64
+        strided = np.repeat(mask, 2, axis=1)[:, ::2]  # not contiguous: the same mask, the same actions
+        np.testing.assert_array_equal(sample_masked(Draws(u), strided), former(u, mask))
+    # And from a real generator: the same actions as the former path on the same stream.
+    mask = rng.random((4096, NUM_ACTIONS)) < 0.2
+    np.testing.assert_array_equal(sample_masked(np.random.default_rng(5), mask),
+                                  former(np.random.default_rng(5).random(4096), mask))

@@ -91,16 +91,13 @@ class DnpCore(CompiledCore):
     # dnp's kernels take the whole list of games (the parallel ones loop over it in a prange).
 
     def _deal(self, g: np.ndarray) -> None:
-        kernel = K.reset_kernel if self._chunks(g.size) else K.reset_kernel_seq
-        kernel(self._state(), self._k, g)
+        self._run(K.reset_kernel if self._chunks(g.size) else K.reset_kernel_seq, g)
 
     def _step(self, actions: np.ndarray, active: np.ndarray) -> None:
-        kernel = K.step_kernel if self._chunks(self.num_envs) else K.step_kernel_seq
-        kernel(self._state(), self._k, actions, active)
+        self._run(K.step_kernel if self._chunks(self.num_envs) else K.step_kernel_seq, actions, active)
 
     def _observe(self, g: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-        kernel = K.observe_kernel if self._chunks(g.size) else K.observe_kernel_seq
-        kernel(self._state(), self._k, g, seats, out)
+        self._run(K.observe_kernel if self._chunks(g.size) else K.observe_kernel_seq, g, seats, out)
 
     def _allocate(self, B: int, rules: Rules) -> None:
         self.rules = rules

@@ -54,7 +54,7 @@ def _target_position(k, seat, target):
     return ((seat + rel + 1) % k.num_players) * k.areas + target % k.areas
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _discard_pos(s, b, pos):
     for c in range(s.card_loc.shape[1]):
         if s.card_loc[b, c] == LOC_TABLE and s.card_where[b, c] == pos:
@@ -65,7 +65,7 @@ def _discard_pos(s, b, pos):
     s.set_value[b, pos] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _to_hand(s, b, pos, seat):
     """The set at ``pos`` into ``seat``'s hand: every card turned, known to everybody."""
     for c in range(s.card_loc.shape[1]):
@@ -79,7 +79,7 @@ def _to_hand(s, b, pos, seat):
     s.set_value[b, pos] = 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _to_table(s, k, b, c, pos):
     s.hand_count[b, s.card_where[b, c]] -= 1
     s.card_loc[b, c] = LOC_TABLE
@@ -90,7 +90,7 @@ def _to_table(s, k, b, c, pos):
     s.set_value[b, pos] = _active(s, k, b, c)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _remove_beaten(s, k, b, pos):
     owner = pos // k.areas
     if s.out[b, owner]:
@@ -99,7 +99,7 @@ def _remove_beaten(s, k, b, pos):
         _to_hand(s, b, pos, owner)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _collision(s, b, size, exclude):
     for pos in range(s.set_size.shape[1]):
         if pos != exclude and s.set_size[b, pos] == size:
@@ -107,7 +107,7 @@ def _collision(s, b, size, exclude):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _can_play(s, b, value, size):
     for pos in range(s.set_size.shape[1]):
         if s.set_size[b, pos] == size and s.set_value[b, pos] >= value:
@@ -115,14 +115,14 @@ def _can_play(s, b, value, size):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _target_open(s, k, b, pos):
     if s.set_size[b, pos] == 0:
         return False
     return not (k.finisher_closed and s.out[b, pos // k.areas])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _can_add(s, k, b, value, pos):
     if not _target_open(s, k, b, pos) or s.set_value[b, pos] != value:
         return False
@@ -133,7 +133,7 @@ def _can_add(s, k, b, value, pos):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _count_value(s, k, b, seat, value):
     n = 0
     for c in range(s.card_loc.shape[1]):
@@ -142,7 +142,7 @@ def _count_value(s, k, b, seat, value):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _begin_move(s, k, b):
     _discard_pos(s, b, s.current[b] * k.areas + s.area[b])
 
@@ -317,22 +317,30 @@ def _mask_game(s, k, b):
     seat = np.int64(s.current[b])
     chosen = np.int64(s.sel_count[b])
     if chosen == 0:
+        # Whether a hand card can start a set depends on its active value only: each value's answer
+        # is worked out once (bit v of ``known`` and ``fine``), not once per card of that value.
+        known, fine = np.int64(0), np.int64(0)
         for c in range(N):
             if s.card_loc[b, c] != LOC_HAND or s.card_where[b, c] != seat:
                 continue
             v = _active(s, k, b, c)
-            n = _count_value(s, k, b, seat, v)
-            ok = False
-            for m in range(1, n + 1):
-                if _can_play(s, b, v, m):
-                    ok = True
-                    break
-            if not ok:
-                for t in range(k.num_targets):
-                    if _can_add(s, k, b, v, _target_position(k, seat, t)):
+            bit = np.int64(1) << v
+            if not known & bit:
+                known |= bit
+                n = _count_value(s, k, b, seat, v)
+                ok = False
+                for m in range(1, n + 1):
+                    if _can_play(s, b, v, m):
                         ok = True
                         break
-            s.legal_mask[b, c] = ok
+                if not ok:
+                    for t in range(k.num_targets):
+                        if _can_add(s, k, b, v, _target_position(k, seat, t)):
+                            ok = True
+                            break
+                if ok:
+                    fine |= bit
+            s.legal_mask[b, c] = (fine & bit) != 0
         for t in range(k.num_targets):
             s.legal_mask[b, k.take_base + t] = _target_open(s, k, b, _target_position(k, seat, t))
         s.legal_mask[b, k.turn_action] = True
