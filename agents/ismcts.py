@@ -64,12 +64,13 @@ class SearchAgent:
     name = "ismcts"
 
     def __init__(self, seed: int | None = None, game: str = "keine_ahnung_v0", playouts: int = 16,
-                 rollout: str = "counter", margin: float = 2.0, when: str = "all", screen: int = 4,
+                 rollout: str | None = None, margin: float = 2.0, when: str = "all", screen: int = 4,
                  max_rows: int = 16384,
                  num_players: int | None = None, rules: dict | None = None):
         """``playouts``: sampled states per distinct move (an integer >= 2); ``rollout``: the agent spec
         (``agents.make``) that plays every seat after the searched move, and whose own move is the
-        default; ``margin``: standard errors of the paired difference a move needs over the
+        default (None: ``counter`` where the game has it, Keine Ahnung's strongest heuristic, else the
+        game's ``GameSpec.default_opponent``); ``margin``: standard errors of the paired difference a move needs over the
         roll-out agent's move (a non-negative number; 0: the best mean wins); ``when``: ``"all"`` (search
         every decision with more than one distinct move) or action names joined by ``+`` (e.g.
         ``"CALL"``: search only decisions where one of them is legal); ``screen``: states per move of a
@@ -98,7 +99,6 @@ class SearchAgent:
         self.margin = float(margin)
         self.screen = int(screen)
         self.max_rows = int(max_rows)
-        self.rollout_spec = rollout
         probe = registry.game_spec(self.game, entry.default_players if num_players is None else num_players,
                                    **self.rules)
         if probe.belief is None:
@@ -119,6 +119,9 @@ class SearchAgent:
                                  f"action names joined by '+' ({', '.join(probe.action_names[:8])}, ...)")
             self._when_actions = np.array([probe.action_names.index(name) for name in names], np.intp)
         self.num_players = num_players
+        if rollout is None:
+            rollout = "counter" if "counter" in agents.available(self.game) else probe.default_opponent
+        self.rollout_spec = rollout
         self.rollout = agents.make(rollout, game=self.game, seed=seed, num_players=num_players,
                                    rules=rules if rules else None)
         self.rng = np.random.default_rng(seed)

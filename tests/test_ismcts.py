@@ -40,8 +40,19 @@ def test_ismcts_is_registered_and_refuses_bad_arguments():
     ]:
         with pytest.raises(ValueError, match=message):
             agents.make("ismcts", **kwargs)
-    with pytest.raises(ValueError, match=r"gap_v0 offers no belief sampler .*games that offer one: keine_ahnung_v0"):
-        agents.make("ismcts", game="gap_v0")
+    # Every game with a belief sampler can be searched; the roll-out agent defaults to the game's own
+    # opponent where it has no counter. A game without a sampler is refused, naming those with one.
+    assert agents.make("ismcts", game="gap_v0").rollout_spec == "gap_hunter"
+    assert agents.make("ismcts", game="dnp_v0").rollout_spec == "tactician"
+    import tiny_game
+
+    tiny_game.register()
+    try:
+        with pytest.raises(ValueError, match=r"tiny_v0 offers no belief sampler .*games that offer one: "
+                                             r"dnp_v0, gap_v0, keine_ahnung_v0"):
+            agents.make("ismcts", game=tiny_game.NAME)
+    finally:
+        tiny_game.unregister()
     agent = agents.make("ismcts", num_players=3, playouts=2)
     with pytest.raises(ValueError, match="made for 3 players"):
         agent.act(np.zeros((1, registry.game_spec("keine_ahnung_v0", 4).observation_size), np.float32),

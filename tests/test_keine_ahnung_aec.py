@@ -133,7 +133,7 @@ def test_agents_spaces_and_masks(num_players):
         assert env.action_space(agent).n == keine_ahnung_v0.NUM_ACTIONS
         space = env.observation_space(agent)
         assert space["action_mask"].dtype == np.int8 and space["action_mask"].shape == (44,)
-        assert space["observation"].dtype == np.float32 and space["observation"].shape == (123 + 112 * num_players,)
+        assert space["observation"].dtype == np.float32 and space["observation"].shape == (240 + 124 * num_players,)  # observation version 2
 
     def check(env, agent, obs, done):
         for other in env.agents:

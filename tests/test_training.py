@@ -289,7 +289,10 @@ def test_warm_start_makes_the_policy_play_counters_moves_on_held_out_decisions()
     rows = np.arange(len(train))
     assert train.choices[rows, train.actions].all() and not (train.choices & ~train.masks).any()
     assert (train.choices.sum(1) > 1).mean() > 0.2 and held_out.choices is None
-    info = CheckpointInfo(game="keine_ahnung_v0", num_players=3, rules={}, observation_version=1,
+    from keine_ahnung_env import registry
+
+    info = CheckpointInfo(game="keine_ahnung_v0", num_players=3, rules={},
+                          observation_version=registry.game_spec("keine_ahnung_v0", 3).observation_version,
                           observation_size=features.input_size, num_actions=NUM_ACTIONS, features="advice",
                           net_arch=(64,), activation="tanh")
 

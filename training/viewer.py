@@ -167,7 +167,7 @@ def bot_names(env: str) -> list[str]:
     """The agents a page may seat for ``env``: the registered names (no file paths, no imports)."""
     import agents
 
-    return [name for name in agents.available(env) if name != "ppo"]
+    return [name for name in agents.available(env) if name not in agents.PATH_AGENTS]
 
 
 def check_bot(env: str, spec_text: Any) -> str:
