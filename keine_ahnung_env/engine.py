@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 from numba._dispatcher import compute_fingerprint
 
-from .rng import game_rng_states
+from .rng import game_rng_states, state_from_seed_sequence
 
 
 @njit(cache=True, _nrt=False)
@@ -197,6 +197,38 @@ class CompiledCore:
     def done(self) -> np.ndarray:
         """[B] bool: terminated or truncated."""
         return self.terminated | self.truncated
+
+    @classmethod
+    def _from_arrays(cls, rules, arrays: dict, names: Sequence[str], seeds: Sequence[int],
+                     rng_state: np.ndarray | None = None):
+        """A core of ``len(seeds)`` games holding ``arrays`` (each of ``names``, one row per seed, in the
+        shapes ``_allocate`` gives); game i draws its later chance events from a stream seeded by
+        ``np.random.SeedSequence(seeds[i])``, or, given ``rng_state`` ([len(seeds), 4] uint64, no row all
+        zero), from that stream state. Nothing is dealt and no mask computed: each game's
+        ``from_state_arrays`` does what its rules need after this."""
+        missing = [name for name in names if name not in arrays]
+        if missing:
+            raise ValueError(f"state arrays missing: {', '.join(missing)}")
+        n = len(seeds)
+        if n < 1 or any(np.asarray(arrays[name]).shape[0] != n for name in names):
+            raise ValueError(f"every state array needs one row per seed ({n})")
+        core = cls.__new__(cls)
+        core._allocate(n, rules)
+        for name in names:
+            old, new = getattr(core, name), np.asarray(arrays[name])
+            if new.shape != old.shape:
+                raise ValueError(f"state array {name} has shape {new.shape}; expected {old.shape}")
+            old[...] = new
+        if rng_state is not None:
+            rng_state = np.asarray(rng_state)
+            if rng_state.shape != core.rng_state.shape or rng_state.dtype != np.uint64 or \
+                    not rng_state.any(axis=1).all():
+                raise ValueError(f"rng_state must be [{n}, 4] uint64 with no row all zero")
+            core.rng_state[...] = rng_state
+        else:
+            for i, seed in enumerate(seeds):
+                core.rng_state[i] = state_from_seed_sequence(np.random.SeedSequence(int(seed)))
+        return core
 
     def seed(self, seed: int | None, indices: Sequence[int] | None = None,
              game_ids: Sequence[int] | None = None) -> None:

@@ -58,7 +58,6 @@ from typing import Sequence
 import numpy as np
 
 from ...engine import CompiledCore
-from ...rng import state_from_seed_sequence
 from . import kernels as K
 from .actions import NUM_ACTIONS, Phase, action_name
 from .config import Rules
@@ -239,29 +238,7 @@ class GapCore(CompiledCore):
         """A core holding the given positions (as :meth:`state_arrays` returns them, possibly edited);
         game i draws from a stream seeded by ``np.random.SeedSequence(seeds[i])``, or, given ``rng_state``
         ([len(seeds), 4] uint64, no row all zero), from that stream state. Nothing is dealt."""
-        missing = [name for name in STATE_ARRAYS if name not in arrays]
-        if missing:
-            raise ValueError(f"state arrays missing: {', '.join(missing)}")
-        n = len(seeds)
-        if n < 1 or any(np.asarray(arrays[name]).shape[0] != n for name in STATE_ARRAYS):
-            raise ValueError(f"every state array needs one row per seed ({n})")
-        core = cls.__new__(cls)
-        core._allocate(n, rules)
-        for name in STATE_ARRAYS:
-            old, new = getattr(core, name), np.asarray(arrays[name])
-            if new.shape != old.shape:
-                raise ValueError(f"state array {name} has shape {new.shape}; expected {old.shape}")
-            old[...] = new
-        if rng_state is not None:
-            rng_state = np.asarray(rng_state)
-            if rng_state.shape != core.rng_state.shape or rng_state.dtype != np.uint64 or \
-                    not rng_state.any(axis=1).all():
-                raise ValueError(f"rng_state must be [{n}, 4] uint64 with no row all zero")
-            core.rng_state[...] = rng_state
-            return core
-        for i, s in enumerate(seeds):
-            core.rng_state[i] = state_from_seed_sequence(np.random.SeedSequence(int(s)))
-        return core
+        return cls._from_arrays(rules, arrays, STATE_ARRAYS, seeds, rng_state)
 
     # ------------------------------------------------------------ views of one game
 

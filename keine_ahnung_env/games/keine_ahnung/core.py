@@ -267,27 +267,12 @@ class KeineAhnungCore(CompiledCore):
         return {name: np.asarray(getattr(self, name))[g].copy() for name in STATE_ARRAYS}
 
     @classmethod
-    def from_state_arrays(cls, rules: Rules, arrays: dict[str, np.ndarray], seeds: Sequence[int]) -> "KeineAhnungCore":
+    def from_state_arrays(cls, rules: Rules, arrays: dict[str, np.ndarray], seeds: Sequence[int],
+                          rng_state: np.ndarray | None = None) -> "KeineAhnungCore":
         """A core holding the given positions (arrays as :meth:`state_arrays` returns them, possibly
-        edited); game i draws from a stream seeded by ``np.random.SeedSequence(seeds[i])``. Nothing
-        is dealt."""
-        missing = [name for name in STATE_ARRAYS if name not in arrays]
-        if missing:
-            raise ValueError(f"state arrays missing: {', '.join(missing)}")
-        n = len(seeds)
-        if n < 1 or any(np.asarray(arrays[name]).shape[0] != n for name in STATE_ARRAYS):
-            raise ValueError(f"every state array needs one row per seed ({n})")
-        core = cls.__new__(cls)
-        core._allocate(n, rules)
-        for name in STATE_ARRAYS:
-            old = getattr(core, name)
-            new = np.asarray(arrays[name])
-            if new.shape != old.shape:
-                raise ValueError(f"state array {name} has shape {new.shape}; expected {old.shape}")
-            old[...] = new
-        for i, s in enumerate(seeds):
-            core.rng_state[i] = state_from_seed_sequence(np.random.SeedSequence(int(s)))
-        return core
+        edited); game i draws from a stream seeded by ``np.random.SeedSequence(seeds[i])``, or, given
+        ``rng_state`` ([len(seeds), 4] uint64), from that stream state. Nothing is dealt."""
+        return cls._from_arrays(rules, arrays, STATE_ARRAYS, seeds, rng_state)
 
     def snapshot(self, b: int) -> dict:
         """Game b's state in the canonical form of ``ReferenceGame.snapshot``."""
