@@ -107,13 +107,19 @@ class CheckpointInfo:
 
 def _field_problems(info: CheckpointInfo) -> list[str]:
     """What is wrong with the types and ranges of a sidecar's fields (empty when nothing)."""
+    return field_problems(info, ("privileged_size",), ("critic",))
+
+
+def field_problems(info: Any, more_counts: tuple[str, ...] = (), more_strings: tuple[str, ...] = ()) -> list[str]:
+    """What is wrong with the fields every policy sidecar has (this module's checkpoints, ``agents.rllib``'s
+    exports), plus ``more_counts`` (integers >= 0) and ``more_strings``: empty when nothing."""
     problems = []
     for name, low in (("num_players", 1), ("observation_version", 1), ("observation_size", 1), ("num_actions", 1),
-                      ("timesteps", 0), ("privileged_size", 0), ("game_version", 0)):
+                      ("timesteps", 0), ("game_version", 0)) + tuple((name, 0) for name in more_counts):
         value = getattr(info, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             problems.append(f"{name}={value!r}; allowed: an integer >= {low}")
-    for name in ("game", "features", "activation", "sha256", "critic"):
+    for name in ("game", "features", "activation", "sha256") + tuple(more_strings):
         if not isinstance(getattr(info, name), str):
             problems.append(f"{name}={getattr(info, name)!r}; allowed: a string")
     if not isinstance(info.rules, dict):

@@ -86,19 +86,9 @@ class RLlibPolicyInfo:
             object.__setattr__(info, "net_arch", tuple(info.net_arch))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"RLlib export sidecar {where} has a malformed field: {exc}") from None
-        problems = []
-        for name, low in (("num_players", 1), ("observation_version", 1), ("observation_size", 1),
-                          ("num_actions", 1), ("game_version", 0), ("timesteps", 0)):
-            value = getattr(info, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                problems.append(f"{name}={value!r}; allowed: an integer >= {low}")
-        for name in ("game", "features", "activation", "sha256", "ray_version"):
-            if not isinstance(getattr(info, name), str):
-                problems.append(f"{name}={getattr(info, name)!r}; allowed: a string")
-        if not isinstance(info.rules, dict):
-            problems.append(f"rules={info.rules!r}; allowed: a JSON object of rules options")
-        if not info.net_arch or min(info.net_arch) < 1:
-            problems.append(f"net_arch={list(info.net_arch)}; allowed: one or more positive layer sizes")
+        from .ppo import field_problems
+
+        problems = field_problems(info, more_strings=("ray_version",))
         if info.activation not in ACTIVATIONS:
             problems.append(f"activation={info.activation!r}; allowed: {', '.join(ACTIVATIONS)}")
         if problems:
