@@ -199,13 +199,27 @@ class CompiledCore:
         return self.terminated | self.truncated
 
     @classmethod
-    def _from_arrays(cls, rules, arrays: dict, names: Sequence[str], seeds: Sequence[int],
-                     rng_state: np.ndarray | None = None):
-        """A core of ``len(seeds)`` games holding ``arrays`` (each of ``names``, one row per seed, in the
-        shapes ``_allocate`` gives); game i draws its later chance events from a stream seeded by
+    def state_array_names(cls) -> tuple[str, ...]:
+        """The state arrays a position is made of: every field of the kernels' ``State`` but the random
+        streams (``rng_state``)."""
+        return tuple(name for name in cls.kernels.STATE_FIELDS if name != "rng_state")
+
+    def state_arrays(self, games) -> dict[str, np.ndarray]:
+        """Copies of the state arrays (:meth:`state_array_names`) of the listed games, ``[len(games), ...]``
+        each: with the game's ``from_state_arrays`` a way to branch positions (search, research)."""
+        g = np.asarray(games, np.intp).reshape(-1)
+        if g.size and (g.min() < 0 or g.max() >= self.num_envs):
+            raise ValueError(f"games must be in 0..{self.num_envs - 1}")
+        return {name: np.asarray(getattr(self, name))[g].copy() for name in self.state_array_names()}
+
+    @classmethod
+    def _from_arrays(cls, rules, arrays: dict, seeds: Sequence[int], rng_state: np.ndarray | None = None):
+        """A core of ``len(seeds)`` games holding ``arrays`` (each of :meth:`state_array_names`, one row
+        per seed, in the shapes ``_allocate`` gives); game i draws its later chance events from a stream seeded by
         ``np.random.SeedSequence(seeds[i])``, or, given ``rng_state`` ([len(seeds), 4] uint64, no row all
         zero), from that stream state. Nothing is dealt and no mask computed: each game's
         ``from_state_arrays`` does what its rules need after this."""
+        names = cls.state_array_names()
         missing = [name for name in names if name not in arrays]
         if missing:
             raise ValueError(f"state arrays missing: {', '.join(missing)}")

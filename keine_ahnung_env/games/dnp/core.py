@@ -187,14 +187,6 @@ class DnpCore(CompiledCore):
         self.rewards[b] = 0
         K.mask_kernel(self._state(), self._k, np.array([b], np.intp))
 
-    def state_arrays(self, games) -> dict[str, np.ndarray]:
-        """Copies of the state arrays (all but ``rng_state``) of the listed games, ``[len(games), ...]``
-        each: with :meth:`from_state_arrays` a way to branch positions (search, research)."""
-        g = np.asarray(games, np.intp).reshape(-1)
-        if g.size and (g.min() < 0 or g.max() >= self.num_envs):
-            raise ValueError(f"games must be in 0..{self.num_envs - 1}")
-        return {name: np.asarray(getattr(self, name))[g].copy() for name in STATE_ARRAYS}
-
     @classmethod
     def from_state_arrays(cls, rules: Rules, arrays: dict[str, np.ndarray], seeds: Sequence[int],
                           rng_state: np.ndarray | None = None) -> "DnpCore":
@@ -203,7 +195,7 @@ class DnpCore(CompiledCore):
         chance events (the next rounds' deals) from a stream seeded by ``np.random.SeedSequence(seeds[i])``,
         or, given ``rng_state`` ([len(seeds), 4] uint64, no row all zero), from that stream state.
         Nothing is dealt; the legal masks are computed."""
-        core = cls._from_arrays(rules, arrays, STATE_ARRAYS, seeds, rng_state)
+        core = cls._from_arrays(rules, arrays, seeds, rng_state)
         K.mask_kernel(core._state(), core._k, np.arange(len(seeds)))
         return core
 

@@ -224,21 +224,13 @@ class GapCore(CompiledCore):
         """[B, P] int32: running totals (final once a game is over)."""
         return self.score
 
-    def state_arrays(self, games) -> dict[str, np.ndarray]:
-        """Copies of the state arrays (all but ``rng_state``) of the listed games, ``[len(games), ...]``
-        each: with :meth:`from_state_arrays` a way to branch positions (search, research)."""
-        g = np.asarray(games, np.intp).reshape(-1)
-        if g.size and (g.min() < 0 or g.max() >= self.num_envs):
-            raise ValueError(f"games must be in 0..{self.num_envs - 1}")
-        return {name: np.asarray(getattr(self, name))[g].copy() for name in STATE_ARRAYS}
-
     @classmethod
     def from_state_arrays(cls, rules: Rules, arrays: dict[str, np.ndarray], seeds: Sequence[int],
                           rng_state: np.ndarray | None = None) -> "GapCore":
         """A core holding the given positions (as :meth:`state_arrays` returns them, possibly edited);
         game i draws from a stream seeded by ``np.random.SeedSequence(seeds[i])``, or, given ``rng_state``
         ([len(seeds), 4] uint64, no row all zero), from that stream state. Nothing is dealt."""
-        return cls._from_arrays(rules, arrays, STATE_ARRAYS, seeds, rng_state)
+        return cls._from_arrays(rules, arrays, seeds, rng_state)
 
     # ------------------------------------------------------------ views of one game
 

@@ -257,22 +257,13 @@ class KeineAhnungCore(CompiledCore):
         """[B, P] int: trophies + prizes held (the tie-break)."""
         return self.trophy_count.astype(np.int32) + self.prize_count
 
-    def state_arrays(self, games) -> dict[str, np.ndarray]:
-        """Copies of the state arrays (module table, all but ``rng_state``) of the listed games,
-        ``[len(games), ...]`` each: with :meth:`from_state_arrays` a way to branch positions (search,
-        research)."""
-        g = np.asarray(games, np.intp).reshape(-1)
-        if g.size and (g.min() < 0 or g.max() >= self.num_envs):
-            raise ValueError(f"games must be in 0..{self.num_envs - 1}")
-        return {name: np.asarray(getattr(self, name))[g].copy() for name in STATE_ARRAYS}
-
     @classmethod
     def from_state_arrays(cls, rules: Rules, arrays: dict[str, np.ndarray], seeds: Sequence[int],
                           rng_state: np.ndarray | None = None) -> "KeineAhnungCore":
         """A core holding the given positions (arrays as :meth:`state_arrays` returns them, possibly
         edited); game i draws from a stream seeded by ``np.random.SeedSequence(seeds[i])``, or, given
         ``rng_state`` ([len(seeds), 4] uint64), from that stream state. Nothing is dealt."""
-        return cls._from_arrays(rules, arrays, STATE_ARRAYS, seeds, rng_state)
+        return cls._from_arrays(rules, arrays, seeds, rng_state)
 
     def snapshot(self, b: int) -> dict:
         """Game b's state in the canonical form of ``ReferenceGame.snapshot``."""
