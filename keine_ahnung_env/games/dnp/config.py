@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ...rules_options import RulesOptions
 from .deck import CardTables, DeckSpec, build_tables
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
@@ -16,7 +17,7 @@ MAX_CARDS = 80
 
 
 @dataclasses.dataclass(frozen=True)
-class Rules:
+class Rules(RulesOptions):
     """One dnp variant: player count plus rules options.
 
     Attributes:
@@ -64,15 +65,6 @@ class Rules:
                              f"player is dealt the same number)")
         if len(self.deck.cards) > MAX_CARDS:
             raise ValueError(f"deck: {len(self.deck.cards)} cards; allowed: at most {MAX_CARDS}")
-
-    @classmethod
-    def make(cls, num_players: int = 4, **options: Any) -> "Rules":
-        """Builds Rules from keyword options, rejecting unknown option names."""
-        allowed = [f.name for f in dataclasses.fields(cls) if f.name != "num_players"]
-        unknown = sorted(set(options) - set(allowed))
-        if unknown:
-            raise ValueError(f"unknown rules option(s) {unknown}; allowed: {', '.join(allowed)}")
-        return cls(num_players=num_players, **options)
 
     @property
     def areas(self) -> int:

@@ -10,6 +10,7 @@ import dataclasses
 import math
 from typing import Any
 
+from ...rules_options import RulesOptions
 from .deck import HAND_SIZE, HIDDEN_PER_PLAYER, NUM_CARDS, NUM_PILES
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
@@ -25,7 +26,7 @@ DEFAULT_MAX_TURNS = 10_000
 
 
 @dataclasses.dataclass(frozen=True)
-class Rules:
+class Rules(RulesOptions):
     """One game variant: player count plus rules options.
 
     Attributes:
@@ -71,15 +72,6 @@ class Rules:
         object.__setattr__(self, "round_reward_scale", float(scale))
         if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or self.max_turns < 1:
             raise ValueError(f"max_turns={self.max_turns!r}; allowed: a positive integer")
-
-    @classmethod
-    def make(cls, num_players: int = DEFAULT_PLAYERS, **options: Any) -> "Rules":
-        """Builds Rules from keyword options, rejecting unknown option names."""
-        allowed = [f.name for f in dataclasses.fields(cls) if f.name != "num_players"]
-        unknown = sorted(set(options) - set(allowed))
-        if unknown:
-            raise ValueError(f"unknown rules option(s) {unknown}; allowed: {', '.join(allowed)}")
-        return cls(num_players=num_players, **options)
 
     @property
     def hidden_per_player(self) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ...rules_options import RulesOptions
 from .deck import CardTables, DeckSpec, build_tables
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
@@ -25,7 +26,7 @@ DEFAULT_MAX_TURNS = 4000
 
 
 @dataclasses.dataclass(frozen=True)
-class Rules:
+class Rules(RulesOptions):
     """One game variant: player count plus rules options.
 
     Attributes:
@@ -75,15 +76,6 @@ class Rules:
                 f"deck: {len(self.deck.number_cards) + len(self.deck.prizes)} cards cannot deal {SLOTS} to each of "
                 f"{self.num_players} players and leave a draw pile; allowed: at least {needed + 1} cards"
             )
-
-    @classmethod
-    def make(cls, num_players: int = 4, **options: Any) -> "Rules":
-        """Builds Rules from keyword options, rejecting unknown option names."""
-        allowed = [f.name for f in dataclasses.fields(cls) if f.name != "num_players"]
-        unknown = sorted(set(options) - set(allowed))
-        if unknown:
-            raise ValueError(f"unknown rules option(s) {unknown}; allowed: {', '.join(allowed)}")
-        return cls(num_players=num_players, **options)
 
     def tables(self) -> CardTables:
         """The card lookup tables of this variant's deck (cached per deck)."""
