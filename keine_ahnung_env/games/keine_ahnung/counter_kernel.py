@@ -173,10 +173,15 @@ def _after(counts, gained, compat, remove, x, f):
 
 
 @njit(cache=True)
-def _own_value(counts, gained, compat, remove, own_face, known, unknown, pool_by_face, pool_total,
-               known_weight, out, q):
+def _own_value(counts, gained, compat, fitters, n_fitters, remove, own_face, known, unknown, pool_by_face,
+               pool_total, known_weight, out, q):
     """``CounterAgent._own_value`` for one row, into ``out [36]``; also leaves ``q [36]`` (the share of
-    the pool that fits after each cover)."""
+    the pool that fits after each cover).
+
+    A card of face x fits after the cover of pile f when ``counts[x] - compat[x, f] + gained[x] > 0``
+    (``_after``): always when ``counts[x] + gained[x] >= 2``, never when it is 0, and when it is 1 only
+    if x does not fit f. So the pool's fitting cards after covering f are the "always" ones plus the
+    "once" ones less those that fit f; the counts are whole numbers, so the sums are exact in any order."""
     u = 0
     k = 0
     for s in range(SLOTS):
@@ -186,15 +191,29 @@ def _own_value(counts, gained, compat, remove, own_face, known, unknown, pool_by
             k += 1
     k += u
     denominator = max(pool_total, 1.0)
+    always = 0
+    once = 0
+    for x in range(NUM_FACES + 1):
+        if remove:
+            if gained[x] > 0:
+                always += pool_by_face[x]
+        else:
+            base = counts[x] + gained[x]
+            if base >= 2:
+                always += pool_by_face[x]
+            elif base == 1:
+                once += pool_by_face[x]
     for f in range(NUM_FACES):
         n_known = 0
         for s in range(SLOTS):
             if known[s] and _after(counts, gained, compat, remove, own_face[s], f):
                 n_known += 1
-        pool_fit = 0
-        for x in range(NUM_FACES + 1):
-            if pool_by_face[x] and _after(counts, gained, compat, remove, x, f):
-                pool_fit += pool_by_face[x]
+        pool_fit = always + once
+        if once and not remove:
+            for i in range(n_fitters[f]):
+                x = fitters[f, i]
+                if counts[x] + gained[x] == 1:
+                    pool_fit -= pool_by_face[x]
         q[f] = pool_fit / denominator
         sure = 1.0 if (u == 0 and k - n_known <= 3) else 0.0
         out[f] = known_weight * n_known + u * q[f] + 10.0 * sure
@@ -213,7 +232,7 @@ def decide_row(obs, mask, keys, num_players, offsets, compat, type_face, type_is
     """``CounterAgent``'s action for one row (``act`` of the reference, fallback included). ``w`` is the
     range's scratch (:func:`_scratch`)."""
     (state, face, function, slot_pool, earlier_type, tops, counts, pool, current, pool_by_face, good,
-     gained, score6, allowed6, score36, allowed36, own, q, known, unknown, others, no_slots) = w
+     gained, score6, allowed6, score36, allowed36, own, q, known, unknown, others, no_slots, fitters, n_fitters) = w
     P = num_players
     T = pool.shape[0]
     phase = _argmax(obs, offsets[OFF_PHASE], NUM_PHASES)
@@ -252,11 +271,11 @@ def decide_row(obs, mask, keys, num_players, offsets, compat, type_face, type_is
                         current[et] -= 1
         # ---- how many pile tops each face fits (risk.face_fit_counts)
         for x in range(NUM_FACES + 1):
-            c = 0
-            for f in range(NUM_FACES):
-                if tops[f] and compat[x, f]:
-                    c += tops[f]
-            counts[x] = c
+            counts[x] = 0
+        for f in range(NUM_FACES):
+            if tops[f]:
+                for i in range(n_fitters[f]):
+                    counts[fitters[f, i]] += tops[f]
         pool_total = 0
         for x in range(NUM_FACES + 1):
             pool_by_face[x] = 0
@@ -269,7 +288,7 @@ def decide_row(obs, mask, keys, num_players, offsets, compat, type_face, type_is
             known[s] = state[0, s] == SLOT_KNOWN
         known_weight = params[PARAM_KNOWN_WEIGHT]
         if is_main:
-            action = _main(mask, keys, P, compat, type_face, type_is_prize, params, state, face, function, slot_pool,
+            action = _main(mask, keys, P, compat, fitters, n_fitters, type_face, type_is_prize, params, state, face, function, slot_pool,
                            earlier_type, tops, counts, pool, current, pool_by_face, pool_total, good, gained, score6,
                            allowed6, own, q, known, unknown, others, _count(obs, offsets[OFF_TABLE_COUNTS] + 2))
         else:
@@ -283,8 +302,8 @@ def decide_row(obs, mask, keys, num_players, offsets, compat, type_face, type_is
             for s in range(SLOTS):
                 others[s] = known[s] and s != pending_slot
                 no_slots[s] = unknown[s] and s != pending_slot
-            _own_value(counts, gained, compat, remove, face[0], others, no_slots, pool_by_face, float(pool_total),
-                       known_weight, own, q)
+            _own_value(counts, gained, compat, fitters, n_fitters, remove, face[0], others, no_slots, pool_by_face,
+                       float(pool_total), known_weight, own, q)
             n_next_unknown = 0
             for s in range(SLOTS):
                 if state[1, s] == SLOT_UNKNOWN:
@@ -314,7 +333,7 @@ def decide_row(obs, mask, keys, num_players, offsets, compat, type_face, type_is
 
 
 @njit(cache=True)
-def _main(mask, keys, P, compat, type_face, type_is_prize, params, state, face, function, slot_pool, earlier_type,
+def _main(mask, keys, P, compat, fitters, n_fitters, type_face, type_is_prize, params, state, face, function, slot_pool, earlier_type,
           tops, counts, pool, current, pool_by_face, pool_total, good, gained, score6, allowed6, own, q, known,
           unknown, others, trophies_left):
     """``CounterAgent._main`` for one row: reveal or call."""
@@ -425,7 +444,7 @@ def _main(mask, keys, P, compat, type_face, type_is_prize, params, state, face, 
     if take_remove:
         return _pick(score6, allowed6, keys, SLOTS)
     if take_fits or (any_fit and not any_reveal_unknown):
-        return _pick(_known_fit_score(P, compat, state, face, function, tops, counts, pool_by_face, pool_total,
+        return _pick(_known_fit_score(P, compat, fitters, n_fitters, state, face, function, tops, counts, pool_by_face, pool_total,
                                       gained, own, q, known, unknown, others, params[PARAM_KNOWN_WEIGHT], score6),
                      fit, keys, SLOTS)
     if any_reveal_unknown:
@@ -440,7 +459,7 @@ def _main(mask, keys, P, compat, type_face, type_is_prize, params, state, face, 
 
 
 @njit(cache=True)
-def _known_fit_score(P, compat, state, face, function, tops, counts, pool_by_face, pool_total, gained, own, q, known,
+def _known_fit_score(P, compat, fitters, n_fitters, state, face, function, tops, counts, pool_by_face, pool_total, gained, own, q, known,
                      unknown, others, known_weight, out):
     """``CounterAgent._known_fit_score`` for one row (where some known card fits): per known fitting
     slot, the best own prospects over the piles it may go on."""
@@ -452,8 +471,8 @@ def _known_fit_score(P, compat, state, face, function, tops, counts, pool_by_fac
         _cover(counts, compat, c, gained)
         for r in range(SLOTS):
             others[r] = known[r] and r != s
-        _own_value(counts, gained, compat, function[0, s] == FUNCTION_REMOVE, face[0], others, unknown, pool_by_face,
-                   float(pool_total), known_weight, own, q)
+        _own_value(counts, gained, compat, fitters, n_fitters, function[0, s] == FUNCTION_REMOVE, face[0], others,
+                   unknown, pool_by_face, float(pool_total), known_weight, own, q)
         best = -np.inf
         for f in range(NUM_FACES):
             if compat[c, f] and tops[f] > 0 and own[f] > best:
@@ -465,21 +484,29 @@ def _known_fit_score(P, compat, state, face, function, tops, counts, pool_by_fac
 # ============================================================================ batch kernels
 
 @njit(cache=True)
-def _scratch(P, T):
-    """Per-range work arrays of :func:`decide_row`."""
+def _scratch(P, T, compat):
+    """Per-range work arrays of :func:`decide_row`, and ``fitters [36, 37]`` / ``n_fitters [36]``: the
+    faces that fit a pile of each face (from ``compat``), so that loops visit those only."""
+    fitters = np.zeros((NUM_FACES, NUM_FACES + 1), np.int64)
+    n_fitters = np.zeros(NUM_FACES, np.int64)
+    for f in range(NUM_FACES):
+        for x in range(NUM_FACES + 1):
+            if compat[x, f]:
+                fitters[f, n_fitters[f]] = x
+                n_fitters[f] += 1
     return (np.zeros((P, SLOTS), np.int64), np.zeros((P, SLOTS), np.int64), np.zeros((P, SLOTS), np.int64),
             np.zeros((P, SLOTS), np.int64), np.zeros((P, SLOTS), np.int64), np.zeros(NUM_FACES, np.int64),
             np.zeros(NUM_FACES + 1, np.int64), np.zeros(T, np.int64), np.zeros(T, np.int64),
             np.zeros(NUM_FACES + 1, np.int64), np.zeros(T, np.bool_), np.zeros(NUM_FACES + 1, np.int64),
             np.zeros(SLOTS), np.zeros(SLOTS, np.bool_), np.zeros(NUM_FACES), np.zeros(NUM_FACES, np.bool_),
             np.zeros(NUM_FACES), np.zeros(NUM_FACES), np.zeros(SLOTS, np.bool_), np.zeros(SLOTS, np.bool_),
-            np.zeros(SLOTS, np.bool_), np.zeros(SLOTS, np.bool_))
+            np.zeros(SLOTS, np.bool_), np.zeros(SLOTS, np.bool_), fitters, n_fitters)
 
 
 @njit(cache=True)
 def decide_range(obs, mask, keys, out, lo, hi, num_players, offsets, compat, type_face, type_is_prize, params):
     """``out[b]`` = counter's action for rows ``lo..hi-1``."""
-    w = _scratch(num_players, type_face.shape[0])
+    w = _scratch(num_players, type_face.shape[0], compat)
     for b in range(lo, hi):
         out[b] = decide_row(obs[b], mask[b], keys[b], num_players, offsets, compat, type_face, type_is_prize, params,
                             w)
