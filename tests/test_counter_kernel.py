@@ -213,3 +213,81 @@ def test_subclasses_that_change_a_rule_keep_the_python_path():
     assert CounterAgent().compiled
     assert not PrivilegedCounterAgent().compiled
     assert not CounterAgent(compiled=False).compiled
+
+
+def _state_of(core) -> dict:
+    return core.state_arrays(np.arange(core.num_envs))
+
+
+@pytest.mark.parametrize("num_players, options, games, rounds", [
+    (4, {}, 40, 40), (3, {"memory": "none", "allow_keep": True}, 300, 8), (2, {"deck": SMALL_DECK}, 24, 40)])
+def test_play_turns_makes_the_decisions_of_act(num_players, options, games, rounds):
+    """``play_turns`` (the core driven from the kernel, used by solo/SB3 envs) against ``act`` round by
+    round on a twin core, with the same tie-break keys (one xoshiro stream per listed game): the same
+    games, step for step. The 300-game case runs the parallel kernel."""
+    from keine_ahnung_env.rng import GameRandom, stream_states
+
+    rules = Rules.make(num_players, **options)
+    deck = options.get("deck")
+    core = KeineAhnungCore(games, rules, seed=5)
+    twin = KeineAhnungCore(games, rules, seed=5)
+    fast = CounterAgent(seed=9, deck=deck)
+    slow = CounterAgent(deck=deck)
+    rng = np.random.default_rng(1)
+    seats = np.zeros((games, num_players), bool)
+    seats[:, 1:] = True  # the agent holds every seat but 0; a random player takes seat 0
+    turns = ended = 0
+    for _ in range(rounds):
+        live = ~core.done
+        listed = np.flatnonzero(live & seats[np.arange(games), core.current])
+        # The twin: act() on the listed games while the agent's seats are to act, keys from the same streams.
+        fast_rng_copy = np.random.Generator(np.random.PCG64())
+        fast_rng_copy.bit_generator.state = fast.rng.bit_generator.state
+        streams = stream_states(fast_rng_copy, listed.size)
+        randoms = [GameRandom([int(x) for x in row]) for row in streams]
+        assert fast.play_turns(core, listed, seats[listed])
+        last = np.zeros_like(twin.rewards)
+        while True:
+            to_play = [i for i, b in enumerate(listed) if not twin.done[b] and seats[b, twin.current[b]]]
+            if not to_play:
+                break
+            rows = listed[to_play]
+            keys = np.array([[(randoms[i].next64() >> 11) * 2.0 ** -53 for _ in range(NUM_ACTIONS)] for i in to_play])
+            slow.rng = _Keys(keys)
+            actions = np.zeros(games, np.int64)
+            actions[rows] = slow.act(twin.observe(twin.current[rows], games=rows), twin.legal_mask[rows])
+            active = np.zeros(games, bool)
+            active[rows] = True
+            twin.step(actions, active=active)
+            last[rows] = twin.rewards[rows]
+            turns += rows.size
+        for name, value in _state_of(core).items():
+            if name != "rewards":
+                assert np.array_equal(value, _state_of(twin)[name]), name
+        assert np.array_equal(core.rewards[listed], last[listed])  # each game's last step's
+        ended += int(core.done[listed].sum())
+        # Seat 0 (and finished games) move on at random in both.
+        live = ~core.done
+        step = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in core.legal_mask])
+        mine = live & (core.current == 0)
+        core.step(step, active=mine)
+        twin.step(step, active=mine)
+        done = np.flatnonzero(core.done)
+        core.reset_games(done)
+        twin.reset_games(done)
+    assert turns > 4 * rounds * games // 10 and (ended > 0 or rounds < 40)
+
+
+def test_play_turns_refuses_what_it_cannot_play():
+    core = KeineAhnungCore(4, Rules.make(3), seed=0)
+    holds = np.ones((2, 3), bool)
+    assert not CounterAgent(compiled=False).play_turns(core, [0, 1], holds)
+    assert not CounterAgent(deck=SMALL_DECK).play_turns(core, [0, 1], holds)
+    before = core.state_arrays([0, 1])["turn"]
+    with pytest.raises(ValueError, match=r"holds must have shape \(2, 3\)"):
+        CounterAgent().play_turns(core, [0, 1], np.ones((2, 4), bool))
+    with pytest.raises(ValueError, match="games must be distinct indices in 0..3"):
+        CounterAgent().play_turns(core, [0, 0], holds)
+    with pytest.raises(ValueError, match="games must be distinct indices in 0..3"):
+        CounterAgent().play_turns(core, [0, 7], holds)
+    assert np.array_equal(core.state_arrays([0, 1])["turn"], before)

@@ -322,12 +322,30 @@ class CounterAgent(GreedyAgent):
         ``compiled`` (the default) the Numba kernel decides; otherwise the NumPy methods below."""
         if not self.compiled:
             return super().act(observation, action_mask)
-        from . import counter_kernel as ck
-
         obs, mask = _validate_inputs(observation, action_mask)
         B = obs.shape[0]
         if B == 0:
             return np.zeros(0, np.int64)
+        players, offsets, compat, type_face, type_is_prize, params = self._kernel_args(obs.shape[1])
+        obs = np.ascontiguousarray(obs, np.float32)
+        mask = np.ascontiguousarray(mask)
+        keys = self.rng.random((B, NUM_ACTIONS))
+        out = np.empty(B, np.int64)
+        from . import counter_kernel as ck
+
+        if B >= _PARALLEL_MIN_ROWS:
+            ck.decide_kernel(obs, mask, keys, out, players, offsets, compat, type_face, type_is_prize, params,
+                             min(B, 4 * _threads()))
+        else:
+            ck.decide_range(obs, mask, keys, out, 0, B, players, offsets, compat, type_face, type_is_prize, params)
+        return out
+
+    def _kernel_args(self, width: int) -> tuple:
+        """``(players, offsets, compat, type_face, type_is_prize, params)`` for the kernel, for
+        observations ``width`` long; the reference's ValueErrors for a width no layout has and for
+        another table size than ``num_players``."""
+        from . import counter_kernel as ck
+
         if self._kernel_tables is None:
             t = self.tables
             self._kernel_tables = (t.compat.astype(np.int64), t.type_face.astype(np.int64),
@@ -335,24 +353,59 @@ class CounterAgent(GreedyAgent):
                                    ck.agent_params(self.call_threshold, self.endgame_threshold, self.endgame_trophies,
                                                    self.known_weight, self.harm_weight, self.refill_attack), {})
         compat, type_face, type_is_prize, params, layouts = self._kernel_tables
-        width = obs.shape[1]
         if width not in layouts:
-            layout = layout_for(width, self.tables)  # the reference's ValueError for a width no layout has
+            layout = layout_for(width, self.tables)
             layouts[width] = (layout.num_players, ck.layout_offsets(layout))
         players, offsets = layouts[width]
         if self.num_players is not None and players != self.num_players:
             raise ValueError(f"{self.name}: made for {self.num_players} players but the observations are "
                              f"{players}-player ones (width {width})")
-        obs = np.ascontiguousarray(obs, np.float32)
-        mask = np.ascontiguousarray(mask)
-        keys = self.rng.random((B, NUM_ACTIONS))
-        out = np.empty(B, np.int64)
-        if B >= _PARALLEL_MIN_ROWS:
-            ck.decide_kernel(obs, mask, keys, out, players, offsets, compat, type_face, type_is_prize, params,
-                             min(B, 4 * _threads()))
+        return players, offsets, compat, type_face, type_is_prize, params
+
+    def play_turns(self, core, games: np.ndarray, holds: np.ndarray) -> bool:
+        """Plays this agent's seats in a Keine Ahnung core directly, without a round trip to Python
+        per decision: in each game ``games[i]``, while the seat to act is one that ``holds[i]``
+        ([n, P] bool) marks and the game is not over, the compiled engine observes the game as that
+        seat, the kernel decides and the game is stepped. Afterwards each listed game's rewards are
+        those of its last step (only the step that ends a game pays). Each decision is the one
+        :meth:`act` makes for that observation and mask; tie-break keys come from one stream per
+        game drawn from this agent's generator. Solo and SB3 envs call this (when an agent has it)
+        instead of ``act`` per round of play.
+
+        Returns False, touching nothing, where it cannot play directly: ``compiled`` is off, or the
+        core is not a compiled Keine Ahnung core of this agent's deck (the caller then uses ``act``).
+        Raises ValueError for ``games`` / ``holds`` of the wrong shape or out of range."""
+        from . import counter_kernel as ck
+        from .core import KeineAhnungCore
+
+        if not self.compiled or not isinstance(core, KeineAhnungCore) or core.rules.tables() is not self.tables:
+            return False
+        games = np.ascontiguousarray(games, np.intp).reshape(-1)
+        holds = np.ascontiguousarray(holds, np.bool_)
+        P = core.num_players
+        if holds.shape != (games.size, P):
+            raise ValueError(f"holds must have shape ({games.size}, {P}), one row of seats per listed game; "
+                             f"got {holds.shape}")
+        if games.size and (games.min() < 0 or games.max() >= core.num_envs or np.unique(games).size != games.size):
+            raise ValueError(f"games must be distinct indices in 0..{core.num_envs - 1}; got {games.tolist()}")
+        if games.size == 0:
+            return True
+        players, offsets, compat, type_face, type_is_prize, params = self._kernel_args(core.observation_size)
+        from ...rng import stream_states
+
+        streams = stream_states(self.rng, games.size)
+        stuck = np.zeros(games.size, np.bool_)
+        chunks = min(games.size, 4 * _threads()) if games.size >= _PLAY_PARALLEL_MIN_GAMES else 0
+        if chunks:
+            core._run(ck.play_kernel, games, holds, streams, stuck, players, offsets, compat, type_face, type_is_prize,
+                      params, chunks)
         else:
-            ck.decide_range(obs, mask, keys, out, 0, B, players, offsets, compat, type_face, type_is_prize, params)
-        return out
+            core._run(ck.play_range, games, holds, streams, stuck, 0, games.size, players, offsets, compat, type_face,
+                      type_is_prize, params)
+        if stuck.any():
+            b = int(games[np.flatnonzero(stuck)[0]])
+            raise RuntimeError(f"{self.name}: game {b} is live but has no legal action for seat {int(core.current[b])}")
+        return True
 
     # ------------------------------------------------------------------ reveal or call
 
@@ -478,6 +531,11 @@ class CounterAgent(GreedyAgent):
 
 _PARALLEL_MIN_ROWS = 256
 """Batches from this size up are split over Numba's threads (smaller ones run in one serial loop)."""
+
+
+_PLAY_PARALLEL_MIN_GAMES = 64
+"""``play_turns`` splits the games over Numba's threads from this many up (a game's turn is several
+decisions, each an observation, a decision and a step: more work per row than ``act``)."""
 
 
 def _threads() -> int:

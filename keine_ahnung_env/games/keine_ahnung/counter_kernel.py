@@ -28,7 +28,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ...rng import next64
 from . import actions, config, deck, observation
+from .kernels import OVER, observe_range, step_range
 
 # The rules modules' constants, written out (Numba's cache does not notice a change in another module;
 # the assertion below does).
@@ -519,3 +521,54 @@ def decide_kernel(obs, mask, keys, out, num_players, offsets, compat, type_face,
     for c in prange(chunks):
         decide_range(obs, mask, keys, out, c * n // chunks, (c + 1) * n // chunks, num_players, offsets, compat,
                      type_face, type_is_prize, params)
+
+
+# ============================================================================ playing seats in the engine
+
+_UNIT = 2.0 ** -53
+
+
+@njit(cache=True)
+def play_range(s, k, games, holds, streams, stuck, lo, hi, num_players, offsets, compat, type_face, type_is_prize,
+               params):
+    """Plays games ``games[lo:hi]`` of a core (state ``s``, constants ``k``): while the seat to act in
+    game ``games[i]`` is one ``holds[i]`` marks and the game is not over, observes it as that seat,
+    decides (:func:`decide_row`, tie keys from stream ``streams[i]``) and steps the game
+    (``kernels.step_range``: each step resets the game's rewards first, so they are those of its last
+    step). ``stuck[i]`` is set (and the game left) if a live game offers nothing legal."""
+    B = s.phase.shape[0]
+    w = _scratch(num_players, type_face.shape[0], compat)
+    obs = np.zeros((1, k.obs_size), np.float32)
+    one_game = np.zeros(1, np.intp)
+    one_seat = np.zeros(1, np.intp)
+    actions = np.zeros(B, np.intp)
+    active = np.zeros(B, np.bool_)
+    keys = np.zeros(NUM_ACTIONS)
+    for i in range(lo, hi):
+        b = games[i]
+        while s.phase[b] != OVER and holds[i, s.current[b]]:
+            one_game[0] = b
+            one_seat[0] = s.current[b]
+            observe_range(s, k, one_game, one_seat, obs, 0, 1)
+            for a in range(NUM_ACTIONS):
+                keys[a] = np.float64(next64(streams, i) >> np.uint64(11)) * _UNIT
+            action = decide_row(obs[0], s.legal_mask[b], keys, num_players, offsets, compat, type_face,
+                                type_is_prize, params, w)
+            if not s.legal_mask[b, action]:
+                stuck[i] = True
+                break
+            actions[b] = action
+            active[b] = True
+            step_range(s, k, actions, active, b, b + 1)
+            active[b] = False
+
+
+@njit(cache=True, parallel=True)
+def play_kernel(s, k, games, holds, streams, stuck, num_players, offsets, compat, type_face, type_is_prize, params,
+                chunks):
+    """:func:`play_range` over all listed games, in ``chunks`` ranges spread over the threads (each
+    game is played by one thread; its keys come from its own stream, so the split changes nothing)."""
+    n = games.shape[0]
+    for c in prange(chunks):
+        play_range(s, k, games, holds, streams, stuck, c * n // chunks, (c + 1) * n // chunks, num_players, offsets,
+                   compat, type_face, type_is_prize, params)
