@@ -117,7 +117,7 @@ def _count(x, start):
     return np.int64(np.rint(x[start]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", _nrt=False)
 def _card(obs, o):
     """(face, function) of the card encoded at ``obs[o:o+15]`` (face 36, function 0 when empty)."""
     face = NO_FACE
@@ -174,7 +174,7 @@ def _after(counts, gained, compat, remove, x, f):
     return counts[x] - compat[x, f] + gained[x] > 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _own_value(counts, gained, compat, fitters, n_fitters, remove, own_face, known, unknown, pool_by_face,
                pool_total, known_weight, out, q):
     """``CounterAgent._own_value`` for one row, into ``out [36]``; also leaves ``q [36]`` (the share of
@@ -221,7 +221,7 @@ def _own_value(counts, gained, compat, fitters, n_fitters, remove, own_face, kno
         out[f] = known_weight * n_known + u * q[f] + 10.0 * sure
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _cover(counts, compat, face, gained):
     """``gained [37]``: does a card of each face fit the card of ``face`` (the new top)?"""
     c = min(face, NUM_FACES - 1)
@@ -229,12 +229,13 @@ def _cover(counts, compat, face, gained):
         gained[x] = compat[x, c]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decide_row(obs, mask, keys, num_players, offsets, compat, type_face, type_is_prize, params, w):
     """``CounterAgent``'s action for one row (``act`` of the reference, fallback included). ``w`` is the
     range's scratch (:func:`_scratch`)."""
     (state, face, function, slot_pool, earlier_type, tops, counts, pool, current, pool_by_face, good,
-     gained, score6, allowed6, score36, allowed36, own, q, known, unknown, others, no_slots, fitters, n_fitters) = w
+     gained, score6, allowed6, score36, allowed36, own, q, known, unknown, others, no_slots, fitters, n_fitters, fit,
+     zeros6) = w
     P = num_players
     T = pool.shape[0]
     phase = _argmax(obs, offsets[OFF_PHASE], NUM_PHASES)
@@ -292,7 +293,8 @@ def decide_row(obs, mask, keys, num_players, offsets, compat, type_face, type_is
         if is_main:
             action = _main(mask, keys, P, compat, fitters, n_fitters, type_face, type_is_prize, params, state, face, function, slot_pool,
                            earlier_type, tops, counts, pool, current, pool_by_face, pool_total, good, gained, score6,
-                           allowed6, own, q, known, unknown, others, _count(obs, offsets[OFF_TABLE_COUNTS] + 2))
+                           allowed6, own, q, known, unknown, others, _count(obs, offsets[OFF_TABLE_COUNTS] + 2), fit,
+                           zeros6)
         else:
             pending_face, pending_function = _card(obs, offsets[OFF_PENDING_CARD])
             pending_slot = -1
@@ -334,10 +336,10 @@ def decide_row(obs, mask, keys, num_players, offsets, compat, type_face, type_is
     return action
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _main(mask, keys, P, compat, fitters, n_fitters, type_face, type_is_prize, params, state, face, function, slot_pool, earlier_type,
           tops, counts, pool, current, pool_by_face, pool_total, good, gained, score6, allowed6, own, q, known,
-          unknown, others, trophies_left):
+          unknown, others, trophies_left, fit, zeros):
     """``CounterAgent._main`` for one row: reveal or call."""
     T = pool.shape[0]
     u = 0
@@ -346,7 +348,6 @@ def _main(mask, keys, P, compat, fitters, n_fitters, type_face, type_is_prize, p
     any_legal = False
     any_fit = False
     any_reveal_unknown = False
-    fit = np.zeros(SLOTS, np.bool_)
     for s in range(SLOTS):
         if unknown[s]:
             u += 1
@@ -403,7 +404,6 @@ def _main(mask, keys, P, compat, fitters, n_fitters, type_face, type_is_prize, p
         threshold = params[PARAM_CALL + level]
     p_call = p_now if (can_call and n_fit == 0) else -1.0
     p_fits = p_now if (n_fit > 0 and k - n_fit <= 3) else -1.0
-    zeros = np.zeros(SLOTS)
     # Highest priority: a known refill card played now tops every opponent with fewer than 3 cards
     # back up to 3 (the reference applies this last, so it overrides every plan).
     if params[PARAM_REFILL] != 0.0:
@@ -460,7 +460,7 @@ def _main(mask, keys, P, compat, fitters, n_fitters, type_face, type_is_prize, p
     return ACTION_CALL
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _known_fit_score(P, compat, fitters, n_fitters, state, face, function, tops, counts, pool_by_face, pool_total, gained, own, q, known,
                      unknown, others, known_weight, out):
     """``CounterAgent._known_fit_score`` for one row (where some known card fits): per known fitting
@@ -502,7 +502,8 @@ def _scratch(P, T, compat):
             np.zeros(NUM_FACES + 1, np.int64), np.zeros(T, np.bool_), np.zeros(NUM_FACES + 1, np.int64),
             np.zeros(SLOTS), np.zeros(SLOTS, np.bool_), np.zeros(NUM_FACES), np.zeros(NUM_FACES, np.bool_),
             np.zeros(NUM_FACES), np.zeros(NUM_FACES), np.zeros(SLOTS, np.bool_), np.zeros(SLOTS, np.bool_),
-            np.zeros(SLOTS, np.bool_), np.zeros(SLOTS, np.bool_), fitters, n_fitters)
+            np.zeros(SLOTS, np.bool_), np.zeros(SLOTS, np.bool_), fitters, n_fitters, np.zeros(SLOTS, np.bool_),
+            np.zeros(SLOTS))
 
 
 @njit(cache=True)
