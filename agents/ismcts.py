@@ -48,7 +48,14 @@ __all__ = ["SearchAgent", "make_agent"]
 
 
 def play_out(core, agent) -> None:
-    """Plays every game of ``core`` to its end with ``agent`` in every seat."""
+    """Plays every game of ``core`` to its end with ``agent`` in every seat: in one call where the
+    agent can drive the core itself (``play_turns``, e.g. the compiled ``counter``), else by ``act``
+    round by round."""
+    play = getattr(agent, "play_turns", None)
+    if play is not None:
+        live = np.flatnonzero(~core.done)
+        if play(core, live, np.ones((live.size, core.num_players), bool)):
+            return
     actions = np.zeros(core.num_envs, np.int64)
     while True:
         live = np.flatnonzero(~core.done)

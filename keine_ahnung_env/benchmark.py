@@ -21,9 +21,10 @@ Sections (``--sections``, comma-separated; default all):
   ratios to each; then the loop's own ceiling: a do-nothing env through the same classic wrappers
   (no wrapped env can beat it) and bare, and the unwrapped ``raw_env`` s side by side.
 * ``sb3``: ``keine_ahnung_v0.sb3_vec_env`` (opponents act in batch) against SB3's ``DummyVecEnv`` of
-  ``solo_env`` s, both with heuristic opponents (the game's ``greedy``, built from its spec) and the
-  learner's masks fetched as MaskablePPO does; then the environment's share of the wall time of a
-  short ``MaskablePPO`` run on the batched env.
+  ``solo_env`` s, both with three heuristic opponents (``--sb3-opponent``, default the game's
+  ``counter``, built from its spec; ``greedy`` or ``counter:compiled=false``, the NumPy reference, for
+  comparison) and the learner's masks fetched as MaskablePPO does; then the environment's share of the
+  wall time of a short ``MaskablePPO`` run on the batched env.
 * ``profile``: ``cProfile`` of the batched step (4 players): where its time goes.
 
 Figures are medians over repeats; every ratio compares figures of the same run. Peers are optional
@@ -88,6 +89,7 @@ class Config:
         self.warmup = args.warmup if args.warmup is not None else (20 if args.quick else 400)
         self.warmup_seconds = 3.0 if args.quick else 20.0
         self.sb3_envs = args.sb3_envs or (64 if args.quick else 256)
+        self.sb3_opponent = args.sb3_opponent
         self.seed = args.seed
 
     def as_dict(self) -> dict[str, Any]:
@@ -629,12 +631,13 @@ def section_sb3(cfg: Config) -> dict[str, Any]:
     except Exception as exc:
         return {"available": False, "reason": _missing("sb3_vec_env / solo_env", exc)}
     p, n = 4, cfg.sb3_envs
-    greedy = game_agent(keine_ahnung_v0.game_spec(p), "greedy")
+    name, options = cfg.sb3_opponent
+    factory = game_agent(keine_ahnung_v0.game_spec(p), name)
 
     def opponent(seed: int):
-        return greedy(seed=seed)
+        return factory(seed=seed, **options)
 
-    opponent_name = getattr(opponent(0), "name", "greedy")
+    opponent_name = getattr(opponent(0), "name", name) + "".join(f":{k}={v}" for k, v in options.items())
 
     def rate(venv, seed: int) -> float:
         pick = np.random.default_rng(seed)
@@ -875,6 +878,32 @@ def _int_list(flag: str, text: str, allowed: str, low: int, high: int | None = N
     return values
 
 
+def _opponent_spec(text: str, spec: GameSpec) -> tuple[str, dict[str, Any]]:
+    """``--sb3-opponent NAME[:key=value...]``: one of the game's agents and its keyword options
+    (true/false, integers and numbers as such, other values as text); UsageError otherwise."""
+    name, *pairs = str(text).split(":")
+    if name not in spec.agents:
+        raise UsageError(f"--sb3-opponent {text!r}: {spec.name} has no agent {name!r}; allowed: "
+                         f"{', '.join(spec.agents)} (with :key=value options)")
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--sb3-opponent {text!r}: {pair!r} is not key=value")
+        word = value.lower()
+        if word in ("true", "false"):
+            options[key] = word == "true"
+        else:
+            try:
+                options[key] = int(value)
+            except ValueError:
+                try:
+                    options[key] = float(value)
+                except ValueError:
+                    options[key] = value
+    return name, options
+
+
 def check_args(args: argparse.Namespace) -> argparse.Namespace:
     """Validates the parsed arguments in place (``--sections``, ``--players``, ``--batches`` become
     tuples); UsageError (a ValueError) naming the first bad one."""
@@ -901,6 +930,7 @@ def check_args(args: argparse.Namespace) -> argparse.Namespace:
         check_int("--warmup", args.warmup, 0)
     if args.sb3_envs is not None:
         check_int("--sb3-envs", args.sb3_envs, 0, allowed="a positive integer (0: the default)")
+    args.sb3_opponent = _opponent_spec(args.sb3_opponent, registry.game_spec("keine_ahnung_v0", 4))
     check_seed(args.seed)
     check_json_path(args.json)
     return args
@@ -924,6 +954,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=None,
                         help="core steps before timing, to desynchronise the games (default 400, quick 20)")
     parser.add_argument("--sb3-envs", type=int, default=None, help="games of the SB3 comparison (default 256, quick 64)")
+    parser.add_argument("--sb3-opponent", default="counter",
+                        help="the three opponents of the SB3 comparison: one of the game's agents, with :key=value "
+                             "options (default counter; e.g. greedy, counter:compiled=false)")
     add_seed(parser, help="seed of the games and the random players (an integer 0 to 2**32 - 1)")
     return check_args(parser.parse_args(argv))
 

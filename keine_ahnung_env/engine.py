@@ -160,7 +160,10 @@ class CompiledCore:
 
     def _step(self, actions: np.ndarray, active: np.ndarray) -> None:
         """Runs the step kernel on validated ``actions`` [B] intp and ``active`` [B] bool."""
-        K, chunks = self.kernels, self._chunks(self.num_envs)
+        # The games that move decide serial or parallel: an opponent round of a solo / SB3 env often
+        # steps a handful of a big batch's games, where waking the thread pool costs most of the call.
+        moving = self.num_envs if active is self._all_active else int(np.count_nonzero(active))
+        K, chunks = self.kernels, self._chunks(moving)
         if chunks:
             self._run(K.step_kernel, actions, active, chunks)
         else:

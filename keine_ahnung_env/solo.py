@@ -262,7 +262,10 @@ class LearnerGames:
         """Lets opponents act until every game is at a learner decision or over.
 
         Each round calls every opponent agent once, on all the games where it is to act, then steps
-        all those games in one core call. Returns the learner rewards [B] collected meanwhile.
+        all those games in one core call. An agent with a ``play_turns(core, games, holds)`` method
+        (``counter``: a compiled agent that can drive the compiled core itself) plays its games first,
+        each until a seat it does not hold is to act, in one call; where it returns False it is asked
+        through ``act`` like the others. Returns the learner rewards [B] collected meanwhile.
         """
         core, ar = self.core, self._arange
         collected = np.zeros(self.num_envs, np.float64)
@@ -271,12 +274,25 @@ class LearnerGames:
             if not opp.any():
                 return collected
             current = core.current.astype(np.intp)
+            who = self.lineup[ar, current]
+            played = False
+            for j in np.unique(who[opp]).tolist():
+                play = getattr(self.agents[j], "play_turns", None)
+                if play is None:
+                    continue
+                idx = np.flatnonzero(opp & (who == j))
+                if play(core, idx, self.lineup[idx] == j):
+                    # Only the step that ends a game pays, so a game's rewards now are its last step's.
+                    collected[idx] += core.rewards[idx, self.learner_seat[idx]]
+                    opp[idx] = False
+                    played = True
+            if played:
+                continue  # the turn passed on in those games: look again at who is to act
             acting = np.flatnonzero(opp)
             # Only the games where an opponent acts are encoded: late rounds often hold a handful.
             obs = core.observe(current[acting], games=acting)
             row_of = np.empty(self.num_envs, np.intp)
             row_of[acting] = np.arange(acting.size)
-            who = self.lineup[ar, current]
             actions = np.zeros(self.num_envs, np.int64)
             for j in np.unique(who[opp]).tolist():
                 idx = np.flatnonzero(opp & (who == j))

@@ -81,6 +81,7 @@ def test_sb3_section_compares_the_vector_envs_or_says_why_not(results):
         return
     assert positive(sb3["sb3_vec_env_steps_per_s"]) and positive(sb3["dummy_vec_env_steps_per_s"])
     assert positive(sb3["speedup"])
+    assert sb3["opponents"] == "counter"  # the opponents by default (--sb3-opponent)
     training = sb3["training"]
     if "env_share" in training:
         assert 0 < training["env_share"] <= 1 and positive(training["total_s"])
@@ -99,6 +100,18 @@ def test_bad_arguments_are_rejected():
     proc = subprocess.run([sys.executable, "-m", "keine_ahnung_env.benchmark", "--sections", "core,gpu"],
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert proc.returncode != 0 and "unknown section" in proc.stderr
+
+
+def test_sb3_opponent_option_takes_an_agent_and_its_options():
+    from keine_ahnung_env.benchmark import parse_args
+
+    assert parse_args(["--sb3-opponent", "greedy"]).sb3_opponent == ("greedy", {})
+    assert parse_args(["--sb3-opponent", "counter:compiled=false:harm_weight=0.5"]).sb3_opponent == (
+        "counter", {"compiled": False, "harm_weight": 0.5})
+    with pytest.raises(ValueError, match="has no agent 'nope'; allowed: .*counter"):
+        parse_args(["--sb3-opponent", "nope"])
+    with pytest.raises(ValueError, match="'compiled' is not key=value"):
+        parse_args(["--sb3-opponent", "counter:compiled"])
 
 
 def test_counter_variants_script_prints_a_share_per_variant():

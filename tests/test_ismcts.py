@@ -82,7 +82,10 @@ def test_ismcts_finds_the_sure_trophy_its_rollout_agent_misses():
     found_obs, found_mask = [], []
     for seed in range(6):
         core = _positions(3, seed=10 + seed, steps=0, num_games=48)
-        counter = agents.make("counter", seed=seed)
+        # The NumPy reference: its tie-break stream gives the positions this test was written on
+        # (the compiled counter breaks ties from another stream, and among its sure-trophy positions
+        # some have a reveal nearly as good as the call, which 16 play-outs cannot tell apart).
+        counter = agents.make("counter", seed=seed, compiled=False)
         for _ in range(150):
             live = np.flatnonzero(~core.done)
             if live.size == 0:

@@ -68,7 +68,10 @@ def test_privileged_counter_plays_like_counter_on_real_observations():
     core = _mid_game(3, seed=5, steps=25, num_games=64)
     live = np.flatnonzero(~core.done)
     obs, mask = core.observe(core.current[live], games=live), core.legal_mask[live]
-    np.testing.assert_array_equal(PrivilegedCounterAgent(seed=3).act(obs, mask), CounterAgent(seed=3).act(obs, mask))
+    # The privileged agent is counter's NumPy reference plus its prize rules (a subclass keeps the Python path),
+    # so it draws the same tie-breaks as the reference seeded alike.
+    np.testing.assert_array_equal(PrivilegedCounterAgent(seed=3).act(obs, mask),
+                                  CounterAgent(seed=3, compiled=False).act(obs, mask))
 
 
 def _prize_position(layout):

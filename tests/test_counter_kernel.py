@@ -1,0 +1,293 @@
+"""``counter`` compiled (``counter_kernel.py``) against its NumPy reference (``CounterAgent(compiled=False)``).
+
+Observations and masks come from real play (2-5 players, both memory modes, ``allow_keep``, a small
+deck, every phase, finished games too). Three checks:
+
+* with the same tie-break numbers (the reference's ``_pick`` noise handed the kernel's keys), the
+  kernel chooses the reference's action on every row;
+* with the agent's own generator, the kernel's action is the reference's where the reference's best
+  score is unique, and one of the reference's tied actions elsewhere (the tie set is found by giving
+  each column in turn the top key);
+* the agents' bad-input errors are the reference's, word for word.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, Rules
+from keine_ahnung_env.games.keine_ahnung.actions import ACTION_PLACE_BASE, NUM_ACTIONS, Phase
+from keine_ahnung_env.games.keine_ahnung.agents import CounterAgent
+from keine_ahnung_env.games.keine_ahnung.ceiling import PrivilegedCounterAgent
+from keine_ahnung_env.games.keine_ahnung.deck import DeckSpec
+from keine_ahnung_env.games.keine_ahnung.observation import ObservationLayout
+from keine_ahnung_env.games.keine_ahnung.risk import decode
+
+SMALL_DECK = DeckSpec(number_cards=[(c, n, "remove" if n == 2 else "refill" if n == 3 else "none")
+                                    for c in ("red", "blue", "green") for n in range(1, 7) for _ in range(2)],
+                      prizes=(1, 0, 2), trophies=(3, 4))
+
+VARIANTS = [
+    (2, {}), (3, {"memory": "none"}), (4, {}), (4, {"memory": "none", "allow_keep": True}), (5, {}),
+    (3, {"allow_keep": True}), (2, {"deck": SMALL_DECK}), (5, {"memory": "none"}),
+]
+
+TUNED = dict(call_threshold=(0.3, 0.6, 0.9), endgame_threshold=0.2, endgame_trophies=4, known_weight=2.5,
+             harm_weight=0.5, refill_attack=False)
+
+
+class _Keys:
+    """A stand-in generator: ``random((B, n))`` gives the first n columns of fixed keys (what the
+    reference's ``_pick`` adds as tie noise, and what ``act`` of the kernel path draws); anything
+    else (the reference's random fallback) comes from a real generator."""
+
+    def __init__(self, keys: np.ndarray):
+        self.keys = keys
+        self.other = np.random.default_rng(0)
+
+    def random(self, shape):
+        if isinstance(shape, tuple) and len(shape) == 2 and shape[0] == self.keys.shape[0]:
+            return self.keys[:, :shape[1]].copy()
+        return self.other.random(shape)
+
+
+def _collect(num_players: int, options: dict, seed: int, games: int = 32, steps: int = 150):
+    """Observations of the seat to act (and, now and then, of another seat) with their masks, from games
+    played by ``counter`` with a share of random moves (so that positions vary)."""
+    rules = Rules.make(num_players, **options)
+    core = KeineAhnungCore(games, rules, seed=seed)
+    player = CounterAgent(seed=seed, deck=options.get("deck"))
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    for step in range(steps):
+        current = core.current.astype(np.intp)
+        o, m = core.observe(current), core.legal_mask.copy()
+        obs.append(o)
+        masks.append(m)
+        if step % 10 == 0:  # a seat that is not to act (its mask is the acting seat's: any input is fair)
+            obs.append(core.observe((current + 1) % num_players))
+            masks.append(m)
+        actions = player.act(o, m)
+        random = rng.random(games) < 0.2
+        legal_random = np.array([rng.choice(np.flatnonzero(row)) if row.any() else 0 for row in m])
+        actions = np.where(random, legal_random, actions)
+        live = ~core.done
+        if not live.any():
+            break
+        core.step(actions, active=live)
+        if step % 75 == 74:
+            core.reset_games(np.flatnonzero(core.done))
+    for _ in range(1000):  # finished games too (phase OVER, nothing legal)
+        if core.done.all():
+            break
+        core.step(player.act(core.observe(core.current), core.legal_mask), active=~core.done)
+    obs.append(core.observe(core.current))
+    masks.append(core.legal_mask.copy())
+    return np.concatenate(obs), np.concatenate(masks)
+
+
+@pytest.fixture(scope="module")
+def positions():
+    return [(P, options, *_collect(P, options, seed=11 + i)) for i, (P, options) in enumerate(VARIANTS)]
+
+
+def _decided(obs, mask, tables):
+    """Rows where the reference decides (MAIN with a reveal/call, a pile choice) by kind."""
+    view = decode(obs, tables)
+    main = (view.phase == Phase.MAIN) & mask[:, :ACTION_PLACE_BASE].any(1)
+    place = ((view.phase == Phase.PLACE_DRAWN) | (view.phase == Phase.PLACE_REVEALED)) & mask[:, ACTION_PLACE_BASE:].any(1)
+    return main, place
+
+
+def _reference(agent: CounterAgent, obs, mask, keys):
+    """The reference's actions with ``keys`` as its tie-break noise (main and place rows apart, so
+    that every ``_pick`` of a call sees all its rows); -1 on rows it does not decide."""
+    out = np.full(obs.shape[0], -1, np.int64)
+    for rows in _decided(obs, mask, agent.tables):
+        if rows.any():
+            agent.rng = _Keys(keys[rows])
+            out[rows] = agent.act(obs[rows], mask[rows])
+    return out
+
+
+def test_positions_cover_every_phase_and_table(positions):
+    for P, options, obs, mask in positions:
+        main, place = _decided(obs, mask, Rules.make(P, **options).tables())
+        view = decode(obs, Rules.make(P, **options).tables())
+        assert view.num_players == P
+        assert main.sum() > 300 and place.sum() > 50, (P, options)
+        assert (view.phase == Phase.PLACE_DRAWN).any() and (view.phase == Phase.PLACE_REVEALED).any()
+        assert (view.phase[-32:] == Phase.OVER).all() and not mask[-32:].any()
+    total = sum(obs.shape[0] for _, _, obs, _ in positions)
+    assert total > 20000
+
+
+@pytest.mark.parametrize("params", [{}, TUNED], ids=["defaults", "tuned"])
+def test_kernel_equals_reference_given_the_same_tie_break_keys(positions, params):
+    for P, options, obs, mask in positions:
+        deck = options.get("deck")
+        kernel = CounterAgent(deck=deck, **params)
+        reference = CounterAgent(deck=deck, compiled=False, **params)
+        assert kernel.compiled and not reference.compiled
+        keys = np.random.default_rng(P).random((obs.shape[0], NUM_ACTIONS))
+        expected = _reference(reference, obs, mask, keys)
+        kernel.rng = _Keys(keys)
+        got = kernel.act(obs, mask)
+        decided = expected >= 0
+        bad = np.flatnonzero(decided & (got != expected))
+        assert bad.size == 0, (P, options, bad[:5], got[bad[:5]], expected[bad[:5]])
+        # Rows the reference does not decide: a legal action, or 0 when none is legal.
+        legal_any = mask.any(1)
+        rows = np.flatnonzero(~decided)
+        assert (got[rows][~legal_any[rows]] == 0).all()
+        assert mask[rows[legal_any[rows]], got[rows][legal_any[rows]]].all()
+        # Small batches run a serial loop, large ones the parallel kernel: the same actions.
+        kernel.rng = _Keys(keys[:100])
+        assert (kernel.act(obs[:100], mask[:100]) == got[:100]).all()
+
+
+def test_kernel_with_its_own_generator_is_the_reference_or_one_of_its_ties(positions):
+    ties_seen = unique_seen = 0
+    for P, options, obs, mask in (positions[0], positions[3], positions[4]):
+        obs, mask = obs[::12], mask[::12]
+        deck = options.get("deck")
+        reference = CounterAgent(deck=deck, compiled=False)
+        base = np.random.default_rng(P).random((obs.shape[0], NUM_ACTIONS)) * 0.5
+        # The reference's tie set: give each column in turn the top key; the action it then picks is
+        # that column exactly when the column ties for the best score.
+        tie_sets = np.zeros((obs.shape[0], NUM_ACTIONS), bool)
+        for c in range(36):  # a pick reads keys[:, :6] (slots) or keys[:, :36] (piles)
+            keys = base.copy()
+            keys[:, c] = 1.0
+            chosen = _reference(reference, obs, mask, keys)
+            rows = np.flatnonzero(chosen >= 0)
+            tie_sets[rows, chosen[rows]] = True
+        decided = tie_sets.any(1)
+        unique = tie_sets.sum(1) == 1
+        got = CounterAgent(seed=P, deck=deck).act(obs, mask)
+        assert tie_sets[np.flatnonzero(decided), got[decided]].all(), P
+        ties_seen += int((decided & ~unique).sum())
+        unique_seen += int(unique.sum())
+        # Where the best is unique the seeds do not matter.
+        again = CounterAgent(seed=P + 100, deck=deck).act(obs, mask)
+        assert (again[unique] == got[unique]).all()
+    assert ties_seen > 300 and unique_seen > 300
+
+
+def test_version_1_observations_decode_the_same(positions):
+    P, options, obs, mask = positions[2]
+    layout = ObservationLayout.make(P, Rules.make(P).tables().num_types, version=1)
+    old = obs[:600, :layout.size]
+    keys = np.random.default_rng(3).random((old.shape[0], NUM_ACTIONS))
+    expected = _reference(CounterAgent(compiled=False), old, mask[:600], keys)
+    kernel = CounterAgent()
+    kernel.rng = _Keys(keys)
+    got = kernel.act(old, mask[:600])
+    assert ((got == expected) | (expected < 0)).all()
+
+
+def test_bad_inputs_get_the_reference_errors(positions):
+    obs4 = positions[2][2][:2]
+    mask = np.ones((2, NUM_ACTIONS), bool)
+    cases = [
+        (dict(), (obs4[0], mask)),                                  # not 2-D
+        (dict(), (obs4, mask[:1])),                                 # rows differ
+        (dict(), (obs4, np.ones((2, 5), bool))),                    # mask width
+        (dict(), (np.zeros((2, 99), np.float32), mask)),            # width no layout has
+        (dict(num_players=3), (obs4, mask)),                        # another table size
+    ]
+    for kwargs, args in cases:
+        messages = []
+        for compiled in (True, False):
+            with pytest.raises(ValueError) as err:
+                CounterAgent(seed=0, compiled=compiled, **kwargs).act(*args)
+            messages.append(str(err.value))
+        assert messages[0] == messages[1], messages
+    with pytest.raises(ValueError, match="compiled='yes'; allowed: True"):
+        CounterAgent(compiled="yes")
+    assert CounterAgent().act(np.zeros((0, obs4.shape[1])), np.zeros((0, NUM_ACTIONS), bool)).shape == (0,)
+
+
+def test_subclasses_that_change_a_rule_keep_the_python_path():
+    assert CounterAgent().compiled
+    assert not PrivilegedCounterAgent().compiled
+    assert not CounterAgent(compiled=False).compiled
+
+
+def _state_of(core) -> dict:
+    return core.state_arrays(np.arange(core.num_envs))
+
+
+@pytest.mark.parametrize("num_players, options, games, rounds", [
+    (4, {}, 40, 40), (3, {"memory": "none", "allow_keep": True}, 300, 8), (2, {"deck": SMALL_DECK}, 24, 40)])
+def test_play_turns_makes_the_decisions_of_act(num_players, options, games, rounds):
+    """``play_turns`` (the core driven from the kernel, used by solo/SB3 envs) against ``act`` round by
+    round on a twin core, with the same tie-break keys (one xoshiro stream per listed game): the same
+    games, step for step. The 300-game case runs the parallel kernel."""
+    from keine_ahnung_env.rng import GameRandom, stream_states
+
+    rules = Rules.make(num_players, **options)
+    deck = options.get("deck")
+    core = KeineAhnungCore(games, rules, seed=5)
+    twin = KeineAhnungCore(games, rules, seed=5)
+    fast = CounterAgent(seed=9, deck=deck)
+    slow = CounterAgent(deck=deck)
+    rng = np.random.default_rng(1)
+    seats = np.zeros((games, num_players), bool)
+    seats[:, 1:] = True  # the agent holds every seat but 0; a random player takes seat 0
+    turns = ended = 0
+    for _ in range(rounds):
+        live = ~core.done
+        listed = np.flatnonzero(live & seats[np.arange(games), core.current])
+        # The twin: act() on the listed games while the agent's seats are to act, keys from the same streams.
+        fast_rng_copy = np.random.Generator(np.random.PCG64())
+        fast_rng_copy.bit_generator.state = fast.rng.bit_generator.state
+        streams = stream_states(fast_rng_copy, listed.size)
+        randoms = [GameRandom([int(x) for x in row]) for row in streams]
+        assert fast.play_turns(core, listed, seats[listed])
+        last = np.zeros_like(twin.rewards)
+        while True:
+            to_play = [i for i, b in enumerate(listed) if not twin.done[b] and seats[b, twin.current[b]]]
+            if not to_play:
+                break
+            rows = listed[to_play]
+            keys = np.array([[(randoms[i].next64() >> 11) * 2.0 ** -53 for _ in range(NUM_ACTIONS)] for i in to_play])
+            slow.rng = _Keys(keys)
+            actions = np.zeros(games, np.int64)
+            actions[rows] = slow.act(twin.observe(twin.current[rows], games=rows), twin.legal_mask[rows])
+            active = np.zeros(games, bool)
+            active[rows] = True
+            twin.step(actions, active=active)
+            last[rows] = twin.rewards[rows]
+            turns += rows.size
+        for name, value in _state_of(core).items():
+            if name != "rewards":
+                assert np.array_equal(value, _state_of(twin)[name]), name
+        assert np.array_equal(core.rewards[listed], last[listed])  # each game's last step's
+        ended += int(core.done[listed].sum())
+        # Seat 0 (and finished games) move on at random in both.
+        live = ~core.done
+        step = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in core.legal_mask])
+        mine = live & (core.current == 0)
+        core.step(step, active=mine)
+        twin.step(step, active=mine)
+        done = np.flatnonzero(core.done)
+        core.reset_games(done)
+        twin.reset_games(done)
+    assert turns > 4 * rounds * games // 10 and (ended > 0 or rounds < 40)
+
+
+def test_play_turns_refuses_what_it_cannot_play():
+    core = KeineAhnungCore(4, Rules.make(3), seed=0)
+    holds = np.ones((2, 3), bool)
+    assert not CounterAgent(compiled=False).play_turns(core, [0, 1], holds)
+    assert not CounterAgent(deck=SMALL_DECK).play_turns(core, [0, 1], holds)
+    before = core.state_arrays([0, 1])["turn"]
+    with pytest.raises(ValueError, match=r"holds must have shape \(2, 3\)"):
+        CounterAgent().play_turns(core, [0, 1], np.ones((2, 4), bool))
+    with pytest.raises(ValueError, match="games must be distinct indices in 0..3"):
+        CounterAgent().play_turns(core, [0, 0], holds)
+    with pytest.raises(ValueError, match="games must be distinct indices in 0..3"):
+        CounterAgent().play_turns(core, [0, 7], holds)
+    assert np.array_equal(core.state_arrays([0, 1])["turn"], before)
