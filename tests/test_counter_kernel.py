@@ -291,3 +291,37 @@ def test_play_turns_refuses_what_it_cannot_play():
     with pytest.raises(ValueError, match="games must be distinct indices in 0..3"):
         CounterAgent().play_turns(core, [0, 7], holds)
     assert np.array_equal(core.state_arrays([0, 1])["turn"], before)
+
+
+def test_learner_games_collect_the_rewards_of_games_that_end_in_an_opponents_turn():
+    """``LearnerGames.play_opponents`` lets ``counter`` play whole turns (``play_turns``): a game that
+    ends during them still pays the learner its final reward ("win": winners share +1, the others
+    share -1, so never 0), the core's final reward of the learner's seat."""
+    from keine_ahnung_env import registry
+    from keine_ahnung_env.sampling import sample_masked
+    from keine_ahnung_env.solo import LearnerGames
+
+    ended_in_turns = set()
+
+    class Recording(CounterAgent):
+        def play_turns(self, core, games, holds):
+            before = core.done[games].copy()
+            played = super().play_turns(core, games, holds)
+            ended_in_turns.update(np.asarray(games)[core.done[games] & ~before].tolist())
+            return played
+
+    spec = registry.game_spec("keine_ahnung_v0", 3)
+    games = LearnerGames(spec, 24, [Recording(seed=j) for j in range(2)], seed=3)
+    assert all(agent.compiled for agent in games.agents if agent is not None)
+    games.deal(np.arange(24))
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(400):
+        ended_in_turns.clear()
+        core = games.core
+        rewards, terminated, truncated, _ = games.learner_step(sample_masked(rng, core.legal_mask))
+        for b in np.flatnonzero(terminated & ~truncated):
+            assert rewards[b] == core.rewards[b, games.learner_seat[b]] != 0
+            checked += b in ended_in_turns
+        games.deal(np.flatnonzero(terminated | truncated))
+    assert checked >= 10

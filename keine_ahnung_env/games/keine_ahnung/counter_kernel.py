@@ -19,6 +19,17 @@ ones, as the reference's ``sample_masked``. Given the same keys (a test hands th
 numbers), kernel and reference choose the same action on every row; ``tests/test_counter_kernel.py``
 checks that on observations from real play.
 
+Playing seats in the engine. :func:`play_range` / :func:`play_kernel` (``CounterAgent.play_turns``)
+run the decision inside the compiled engine: for each listed game, while one of the agent's seats is
+to act, the engine's own ``observe_range`` builds that seat's observation, :func:`decide_row`
+decides and ``step_range`` steps the game, so a whole turn costs one Python call instead of one per
+decision. There each game draws its keys from its own xoshiro stream (``rng.next64``; the streams
+come from the agent's generator, one per listed game and call), so the split over threads changes
+nothing.
+
+First use compiles these kernels (about a minute on the shared 2-core machine; the engine's kernels
+are a separate cache entry); later processes load them from ``__pycache__``.
+
 Every float the scores are made of is computed in the reference's order (products of the exact
 hypergeometric factors; integer sums divided once), so scores are equal bit for bit, not only close.
 """
