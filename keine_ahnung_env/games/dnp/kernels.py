@@ -72,13 +72,18 @@ def _target_position(k, seat, target):
     return pos - T if pos >= T else pos
 
 
+# The card loops below visit every card and write every card's fields, choosing the value without a
+# branch: whether a card is in a given set or hand is as good as random to the branch predictor, and
+# unconditional stores let the loops vectorise. Each loop's result is the one of the plain ``if``.
+
+
 @njit(cache=True, inline="always", _nrt=False)
 def _discard_pos(s, b, pos):
     for c in range(s.card_loc.shape[1]):
-        if s.card_loc[b, c] == LOC_TABLE and s.card_where[b, c] == pos:
-            s.card_loc[b, c] = LOC_DISCARD
-            s.card_where[b, c] = 0
-            s.card_public[b, c] = False
+        hit = (s.card_loc[b, c] == LOC_TABLE) & (s.card_where[b, c] == pos)
+        s.card_loc[b, c] = LOC_DISCARD if hit else s.card_loc[b, c]
+        s.card_where[b, c] = 0 if hit else s.card_where[b, c]
+        s.card_public[b, c] = s.card_public[b, c] & (not hit)
     s.set_size[b, pos] = 0
     s.set_value[b, pos] = 0
 
@@ -86,26 +91,33 @@ def _discard_pos(s, b, pos):
 @njit(cache=True, inline="always", _nrt=False)
 def _to_hand(s, b, pos, seat):
     """The set at ``pos`` into ``seat``'s hand: every card turned, known to everybody."""
+    moved = 0
     for c in range(s.card_loc.shape[1]):
-        if s.card_loc[b, c] == LOC_TABLE and s.card_where[b, c] == pos:
-            s.card_loc[b, c] = LOC_HAND
-            s.card_where[b, c] = seat
-            s.card_rot[b, c] ^= 1
-            s.card_public[b, c] = True
-            s.hand_count[b, seat] += 1
+        hit = (s.card_loc[b, c] == LOC_TABLE) & (s.card_where[b, c] == pos)
+        s.card_loc[b, c] = LOC_HAND if hit else s.card_loc[b, c]
+        s.card_where[b, c] = seat if hit else s.card_where[b, c]
+        s.card_rot[b, c] ^= np.int8(hit)
+        s.card_public[b, c] = s.card_public[b, c] | hit
+        moved += np.int64(hit)
+    s.hand_count[b, seat] += moved
     s.set_size[b, pos] = 0
     s.set_value[b, pos] = 0
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _to_table(s, k, b, c, pos):
-    s.hand_count[b, s.card_where[b, c]] -= 1
-    s.card_loc[b, c] = LOC_TABLE
-    s.card_where[b, c] = pos
-    s.card_public[b, c] = False
-    s.card_selected[b, c] = False
-    s.set_size[b, pos] += 1
-    s.set_value[b, pos] = _active(s, k, b, c)
+def _selection_to_table(s, b, seat, pos):
+    """The mover's selected cards (all of value ``sel_value``) onto the set at ``pos``."""
+    moved = 0
+    for c in range(s.card_loc.shape[1]):
+        hit = s.card_selected[b, c]
+        s.card_loc[b, c] = LOC_TABLE if hit else s.card_loc[b, c]
+        s.card_where[b, c] = pos if hit else s.card_where[b, c]
+        s.card_public[b, c] = s.card_public[b, c] & (not hit)
+        s.card_selected[b, c] = False
+        moved += np.int64(hit)
+    s.hand_count[b, seat] -= moved
+    s.set_size[b, pos] += moved
+    s.set_value[b, pos] = s.sel_value[b]
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -232,7 +244,7 @@ def _finish(s, k, b, seat):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _advance(s, k, b):
     if k.areas == 2:
         if s.area[b] == 0:
@@ -241,15 +253,16 @@ def _advance(s, k, b):
             s.current[b] = 1 - s.current[b]
             s.area[b] = 0
     else:
-        nxt = (s.current[b] + 1) % k.num_players
+        nxt = s.current[b] + 1
+        nxt = 0 if nxt == k.num_players else nxt
         while s.out[b, nxt]:
             _discard_pos(s, b, nxt)
-            nxt = (nxt + 1) % k.num_players
+            nxt = 0 if nxt + 1 == k.num_players else nxt + 1
         s.current[b] = nxt
     _begin_move(s, k, b)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _step_game(s, k, b, action):
     """Game b's decision ``action`` (legal), then everything automatic up to the next decision."""
     N = s.card_loc.shape[1]
@@ -266,25 +279,20 @@ def _step_game(s, k, b, action):
         beaten = _collision(s, b, s.sel_count[b], pos)
         if beaten >= 0:
             _remove_beaten(s, k, b, beaten)
-        for c in range(N):
-            if s.card_selected[b, c]:
-                _to_table(s, k, b, c, pos)
+        _selection_to_table(s, b, seat, pos)
         shed = True
     elif action < k.take_base:
         pos = _target_position(k, seat, action - k.add_base)
         beaten = _collision(s, b, s.set_size[b, pos] + 1, pos)
         if beaten >= 0:
             _remove_beaten(s, k, b, beaten)
-        for c in range(N):
-            if s.card_selected[b, c]:
-                _to_table(s, k, b, c, pos)
+        _selection_to_table(s, b, seat, pos)
         shed = True
     elif action < k.turn_action:
         _to_hand(s, b, _target_position(k, seat, action - k.take_base), seat)
     else:
         for c in range(N):
-            if s.card_loc[b, c] == LOC_HAND and s.card_where[b, c] == seat:
-                s.card_rot[b, c] ^= 1
+            s.card_rot[b, c] ^= np.int8((s.card_loc[b, c] == LOC_HAND) & (s.card_where[b, c] == seat))
     s.sel_count[b] = 0
     s.sel_value[b] = 0
     s.turn[b] += 1
@@ -404,9 +412,10 @@ def _reset_game(s, k, b):
 # ------------------------------------------------------------------------ observation
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _observe_game(s, k, b, seat, out):
-    """Game b as ``seat`` sees it, written into ``out`` (``observation.py``)."""
+    """Game b as ``seat`` sees it, written into ``out`` (``observation.py``). Relative seats and
+    positions come from one comparison each (``x - seat``, plus P or T when negative), not a modulo."""
     P, A, N, F = k.num_players, k.areas, s.card_loc.shape[1], k.card_width
     T = P * A
     for i in range(out.shape[0]):
@@ -414,21 +423,24 @@ def _observe_game(s, k, b, seat, out):
     live = not (s.terminated[b] or s.truncated[b])
     mover = live and s.current[b] == seat
     if live:
-        out[k.off_acting + (s.current[b] - seat) % P] = 1.0
+        cur = s.current[b] - seat
+        out[k.off_acting + (cur + P if cur < 0 else cur)] = 1.0
         out[k.off_area + s.area[b]] = 1.0
         if mover and s.sel_count[b] > 0:
             out[k.off_selection] = s.sel_count[b]
             out[k.off_selection + 1] = s.sel_value[b]
+    p = seat
     for rel in range(P):
-        p = (seat + rel) % P
         base = k.off_players + 4 * rel
         out[base] = s.hand_count[b, p]
         out[base + 1] = s.points[b, p]
         out[base + 2] = 1.0 if s.out[b, p] else 0.0
+        p = 0 if p + 1 == P else p + 1
+    pos = seat * A  # relative position r is absolute position (seat * A + r) mod T
     for rel_pos in range(T):
-        pos = ((seat + rel_pos // A) % P) * A + rel_pos % A
         out[k.off_table + 2 * rel_pos] = s.set_value[b, pos]
         out[k.off_table + 2 * rel_pos + 1] = s.set_size[b, pos]
+        pos = 0 if pos + 1 == T else pos + 1
     for c in range(N):
         base = k.off_cards + c * F
         out[base] = k.values[c, 0]
@@ -437,22 +449,26 @@ def _observe_game(s, k, b, seat, out):
         where = np.int64(s.card_where[b, c])
         visible = False
         if loc == LOC_HAND:
+            rel = where - seat
+            rel = rel + P if rel < 0 else rel
             if s.card_public[b, c]:
-                out[k.off_players + 4 * ((where - seat) % P) + 3] += 1.0
-            if where == seat:
+                out[k.off_players + 4 * rel + 3] += 1.0
+            if rel == 0:
                 visible = True
                 out[base + 4] = 1.0
                 if mover and s.card_selected[b, c]:
                     out[base + 5] = 1.0
                 out[base + 6] = 1.0 if s.card_public[b, c] else 0.0
-                out[k.off_hand_values + _active(s, k, b, c) - 1] += 1.0
-                out[k.off_hand_values + MAX_VALUE + k.values[c, 1 - s.card_rot[b, c]] - 1] += 1.0
+                active = _active(s, k, b, c)
+                out[k.off_hand_values + active - 1] += 1.0
+                out[k.off_hand_values + MAX_VALUE + (active ^ k.value_flip[c]) - 1] += 1.0
             elif s.card_public[b, c]:
                 visible = True
-                out[base + 7 + T + (where - seat) % P - 1] = 1.0
+                out[base + 7 + T + rel - 1] = 1.0
         elif loc == LOC_TABLE:
             visible = True
-            out[base + 7 + ((where // A - seat) % P) * A + where % A] = 1.0
+            rel_pos = where - seat * A
+            out[base + 7 + (rel_pos + T if rel_pos < 0 else rel_pos)] = 1.0
         elif loc == LOC_DISCARD:
             out[base + 7 + T + P - 1] = 1.0
         else:
