@@ -165,3 +165,27 @@ def test_masks_match_the_reference_on_random_positions(options):
             ref.step(card)
             seen["selected"] += 1
     assert min(seen.values()) >= 10, seen
+
+
+def test_parallel_and_serial_kernels_give_the_same_games():
+    """The parallel kernels (ranges of games in a ``prange``) step, deal and observe exactly as the
+    serial loop does, over many moves, re-deals and ended games included."""
+    rules = Rules.make(4, max_turns=120)
+    cores = [DnpCore(90, rules, seed=11), DnpCore(90, rules, seed=11)]
+    cores[0].parallel_min_games, cores[1].parallel_min_games = 0, 10**9
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(400):
+        done = np.flatnonzero(cores[0].done)
+        ended += done.size
+        for core in cores:
+            if done.size:
+                core.reset_games(done)
+        for name in cores[0].state_array_names() + ("rng_state",):
+            np.testing.assert_array_equal(getattr(cores[0], name), getattr(cores[1], name), err_msg=name)
+        np.testing.assert_array_equal(cores[0].observe(cores[0].current), cores[1].observe(cores[1].current))
+        draws = rng.random(90)
+        actions = np.array([np.flatnonzero(m)[int(d * m.sum())] for m, d in zip(cores[0].legal_mask, draws)])
+        for core in cores:
+            core.step(actions)
+    assert ended >= 20
