@@ -68,7 +68,8 @@ def _consts(rules: Rules, actions: ActionLayout, layout: ObservationLayout) -> K
     off = {name: layout.slice(name).start for name, _ in layout.sections}
     return K.Consts(
         values=np.ascontiguousarray(t.values), value_up=np.ascontiguousarray(t.values[:, 0]),
-        value_flip=np.ascontiguousarray(t.values[:, 0] ^ t.values[:, 1]), in_play=np.ascontiguousarray(t.in_play), star=int(t.star),
+        value_flip=np.ascontiguousarray(t.values[:, 0] ^ t.values[:, 1]),
+        in_play=np.ascontiguousarray(t.in_play), star=int(t.star),
         num_players=int(rules.num_players),
         areas=int(rules.areas), target=int(rules.target), max_turns=int(rules.max_turns),
         reward_mode=_REWARD_CODES[rules.reward], finisher_closed=rules.finisher_set == "closed",

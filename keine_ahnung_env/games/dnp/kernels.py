@@ -2,8 +2,9 @@
 
 Every rule is written once, as a plain function of one game ``b`` that reads and writes row ``b`` of
 the state arrays (``s``, a :class:`State` of the arrays documented in ``core.py``); the functions
-mirror ``reference.py`` step for step. The batch kernels run them in a ``prange`` over the games (a
-``*_seq`` twin on one thread for small batches). Constants of the variant travel in a :class:`Consts`.
+mirror ``reference.py`` step for step. The serial loops (``*_range``) run them over a range of games
+with the common path inlined; the parallel kernels (``*_kernel``) run a few such ranges per thread in
+a ``prange`` (``docs/engine_pattern.md``). Constants of the variant travel in a :class:`Consts`.
 Compiled with ``cache=True``: the first use on a machine compiles, later processes load the code.
 """
 
@@ -307,9 +308,9 @@ def _step_game(s, k, b, action):
 @njit(cache=True, inline="always", _nrt=False)
 def _free_size(s, b, value, lo, hi):
     """True when some size m in ``lo..hi`` (lo >= 1) has no set of value >= ``value`` on the table:
-    then a set of m cards of ``value`` may be played (rule A: it must beat any set of its size). The sets on the table block at
-    most T sizes, so a wider range always has a free size; else the blocked sizes of the range are
-    gathered as bits, one pass over the table."""
+    then a set of m cards of ``value`` may be played (rule A: it must beat any set of its size). The
+    sets on the table block at most T sizes, so a wider range always has a free size; else the blocked
+    sizes of the range are gathered as bits, one pass over the table."""
     if hi < lo:
         return False
     span = hi - lo + 1
