@@ -67,7 +67,9 @@ def _consts(rules: Rules, actions: ActionLayout, layout: ObservationLayout) -> K
     t = rules.tables()
     off = {name: layout.slice(name).start for name, _ in layout.sections}
     return K.Consts(
-        values=np.ascontiguousarray(t.values), in_play=np.ascontiguousarray(t.in_play), star=int(t.star),
+        values=np.ascontiguousarray(t.values), value_up=np.ascontiguousarray(t.values[:, 0]),
+        value_flip=np.ascontiguousarray(t.values[:, 0] ^ t.values[:, 1]),
+        in_play=np.ascontiguousarray(t.in_play), star=int(t.star),
         num_players=int(rules.num_players),
         areas=int(rules.areas), target=int(rules.target), max_turns=int(rules.max_turns),
         reward_mode=_REWARD_CODES[rules.reward], finisher_closed=rules.finisher_set == "closed",
@@ -86,17 +88,6 @@ class DnpCore(CompiledCore):
 
     def action_label(self, action: int) -> str:
         return self.actions.names()[int(action)]
-
-    # dnp's kernels take the whole list of games (the parallel ones loop over it in a prange).
-
-    def _deal(self, g: np.ndarray) -> None:
-        self._run(K.reset_kernel if self._chunks(g.size) else K.reset_kernel_seq, g)
-
-    def _step(self, actions: np.ndarray, active: np.ndarray) -> None:
-        self._run(K.step_kernel if self._chunks(self.num_envs) else K.step_kernel_seq, actions, active)
-
-    def _observe(self, g: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-        self._run(K.observe_kernel if self._chunks(g.size) else K.observe_kernel_seq, g, seats, out)
 
     def _allocate(self, B: int, rules: Rules) -> None:
         self.rules = rules

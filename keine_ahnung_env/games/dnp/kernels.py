@@ -2,8 +2,9 @@
 
 Every rule is written once, as a plain function of one game ``b`` that reads and writes row ``b`` of
 the state arrays (``s``, a :class:`State` of the arrays documented in ``core.py``); the functions
-mirror ``reference.py`` step for step. The batch kernels run them in a ``prange`` over the games (a
-``*_seq`` twin on one thread for small batches). Constants of the variant travel in a :class:`Consts`.
+mirror ``reference.py`` step for step. The serial loops (``*_range``) run them over a range of games
+with the common path inlined; the parallel kernels (``*_kernel``) run a few such ranges per thread in
+a ``prange`` (``docs/engine_pattern.md``). Constants of the variant travel in a :class:`Consts`.
 Compiled with ``cache=True``: the first use on a machine compiles, later processes load the code.
 """
 
@@ -30,6 +31,8 @@ State = collections.namedtuple("State", STATE_FIELDS)
 
 Consts = collections.namedtuple("Consts", (
     "values",          # [N, 2] int8: upright and rotated value of each card
+    "value_up",        # [N] int8: the upright value (values[:, 0]) ...
+    "value_flip",      # [N] int8: ... and its XOR with the rotated one: active = up ^ (flip & -rot), no branch
     "in_play",         # [N] bool: the card is used at this player count
     "star",            # id of the star card
     "num_players", "areas", "target", "max_turns", "reward_mode", "finisher_closed",
@@ -49,18 +52,39 @@ def _active(s, k, b, c):
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _active_branchless(s, k, b, c):
+    """``_active`` as arithmetic on contiguous constants (the hot card loops vectorise with it)."""
+    return np.int64(k.value_up[c] ^ (k.value_flip[c] & -s.card_rot[b, c]))
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _owner(k, pos):
+    """The seat in front of which position ``pos`` lies (``pos // areas``, areas being 1 or 2)."""
+    return pos >> 1 if k.areas == 2 else pos
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _target_position(k, seat, target):
-    rel = target // k.areas
-    return ((seat + rel + 1) % k.num_players) * k.areas + target % k.areas
+    """The position of ``target`` seen from ``seat``: the player ``target // areas + 1`` seats on, area
+    ``target % areas``, i.e. ``(seat * areas + areas + target) mod T``; the sum is below 2T, so one
+    subtraction replaces the divisions."""
+    T = k.num_players * k.areas
+    pos = (seat + 1) * k.areas + target
+    return pos - T if pos >= T else pos
+
+
+# The card loops below visit every card and write every card's fields, choosing the value without a
+# branch: whether a card is in a given set or hand is as good as random to the branch predictor, and
+# unconditional stores let the loops vectorise. Each loop's result is the one of the plain ``if``.
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _discard_pos(s, b, pos):
     for c in range(s.card_loc.shape[1]):
-        if s.card_loc[b, c] == LOC_TABLE and s.card_where[b, c] == pos:
-            s.card_loc[b, c] = LOC_DISCARD
-            s.card_where[b, c] = 0
-            s.card_public[b, c] = False
+        hit = (s.card_loc[b, c] == LOC_TABLE) & (s.card_where[b, c] == pos)
+        s.card_loc[b, c] = LOC_DISCARD if hit else s.card_loc[b, c]
+        s.card_where[b, c] = 0 if hit else s.card_where[b, c]
+        s.card_public[b, c] = s.card_public[b, c] & (not hit)
     s.set_size[b, pos] = 0
     s.set_value[b, pos] = 0
 
@@ -68,31 +92,38 @@ def _discard_pos(s, b, pos):
 @njit(cache=True, inline="always", _nrt=False)
 def _to_hand(s, b, pos, seat):
     """The set at ``pos`` into ``seat``'s hand: every card turned, known to everybody."""
+    moved = 0
     for c in range(s.card_loc.shape[1]):
-        if s.card_loc[b, c] == LOC_TABLE and s.card_where[b, c] == pos:
-            s.card_loc[b, c] = LOC_HAND
-            s.card_where[b, c] = seat
-            s.card_rot[b, c] ^= 1
-            s.card_public[b, c] = True
-            s.hand_count[b, seat] += 1
+        hit = (s.card_loc[b, c] == LOC_TABLE) & (s.card_where[b, c] == pos)
+        s.card_loc[b, c] = LOC_HAND if hit else s.card_loc[b, c]
+        s.card_where[b, c] = seat if hit else s.card_where[b, c]
+        s.card_rot[b, c] ^= np.int8(hit)
+        s.card_public[b, c] = s.card_public[b, c] | hit
+        moved += np.int64(hit)
+    s.hand_count[b, seat] += moved
     s.set_size[b, pos] = 0
     s.set_value[b, pos] = 0
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _to_table(s, k, b, c, pos):
-    s.hand_count[b, s.card_where[b, c]] -= 1
-    s.card_loc[b, c] = LOC_TABLE
-    s.card_where[b, c] = pos
-    s.card_public[b, c] = False
-    s.card_selected[b, c] = False
-    s.set_size[b, pos] += 1
-    s.set_value[b, pos] = _active(s, k, b, c)
+def _selection_to_table(s, b, seat, pos):
+    """The mover's selected cards (all of value ``sel_value``) onto the set at ``pos``."""
+    moved = 0
+    for c in range(s.card_loc.shape[1]):
+        hit = s.card_selected[b, c]
+        s.card_loc[b, c] = LOC_TABLE if hit else s.card_loc[b, c]
+        s.card_where[b, c] = pos if hit else s.card_where[b, c]
+        s.card_public[b, c] = s.card_public[b, c] & (not hit)
+        s.card_selected[b, c] = False
+        moved += np.int64(hit)
+    s.hand_count[b, seat] -= moved
+    s.set_size[b, pos] += moved
+    s.set_value[b, pos] = s.sel_value[b]
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _remove_beaten(s, k, b, pos):
-    owner = pos // k.areas
+    owner = _owner(k, pos)
     if s.out[b, owner]:
         _discard_pos(s, b, pos)
     else:
@@ -108,38 +139,10 @@ def _collision(s, b, size, exclude):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _can_play(s, b, value, size):
-    for pos in range(s.set_size.shape[1]):
-        if s.set_size[b, pos] == size and s.set_value[b, pos] >= value:
-            return False
-    return True
-
-
-@njit(cache=True, inline="always", _nrt=False)
 def _target_open(s, k, b, pos):
     if s.set_size[b, pos] == 0:
         return False
-    return not (k.finisher_closed and s.out[b, pos // k.areas])
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _can_add(s, k, b, value, pos):
-    if not _target_open(s, k, b, pos) or s.set_value[b, pos] != value:
-        return False
-    size = s.set_size[b, pos] + 1
-    for q in range(s.set_size.shape[1]):
-        if q != pos and s.set_size[b, q] == size and s.set_value[b, q] >= value:
-            return False
-    return True
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _count_value(s, k, b, seat, value):
-    n = 0
-    for c in range(s.card_loc.shape[1]):
-        if s.card_loc[b, c] == LOC_HAND and s.card_where[b, c] == seat and _active(s, k, b, c) == value:
-            n += 1
-    return n
+    return not (k.finisher_closed and s.out[b, _owner(k, pos)])
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -242,7 +245,7 @@ def _finish(s, k, b, seat):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _advance(s, k, b):
     if k.areas == 2:
         if s.area[b] == 0:
@@ -251,15 +254,16 @@ def _advance(s, k, b):
             s.current[b] = 1 - s.current[b]
             s.area[b] = 0
     else:
-        nxt = (s.current[b] + 1) % k.num_players
+        nxt = s.current[b] + 1
+        nxt = 0 if nxt == k.num_players else nxt
         while s.out[b, nxt]:
             _discard_pos(s, b, nxt)
-            nxt = (nxt + 1) % k.num_players
+            nxt = 0 if nxt + 1 == k.num_players else nxt + 1
         s.current[b] = nxt
     _begin_move(s, k, b)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _step_game(s, k, b, action):
     """Game b's decision ``action`` (legal), then everything automatic up to the next decision."""
     N = s.card_loc.shape[1]
@@ -276,25 +280,20 @@ def _step_game(s, k, b, action):
         beaten = _collision(s, b, s.sel_count[b], pos)
         if beaten >= 0:
             _remove_beaten(s, k, b, beaten)
-        for c in range(N):
-            if s.card_selected[b, c]:
-                _to_table(s, k, b, c, pos)
+        _selection_to_table(s, b, seat, pos)
         shed = True
     elif action < k.take_base:
         pos = _target_position(k, seat, action - k.add_base)
         beaten = _collision(s, b, s.set_size[b, pos] + 1, pos)
         if beaten >= 0:
             _remove_beaten(s, k, b, beaten)
-        for c in range(N):
-            if s.card_selected[b, c]:
-                _to_table(s, k, b, c, pos)
+        _selection_to_table(s, b, seat, pos)
         shed = True
     elif action < k.turn_action:
         _to_hand(s, b, _target_position(k, seat, action - k.take_base), seat)
     else:
         for c in range(N):
-            if s.card_loc[b, c] == LOC_HAND and s.card_where[b, c] == seat:
-                s.card_rot[b, c] ^= 1
+            s.card_rot[b, c] ^= np.int8((s.card_loc[b, c] == LOC_HAND) & (s.card_where[b, c] == seat))
     s.sel_count[b] = 0
     s.sel_value[b] = 0
     s.turn[b] += 1
@@ -306,61 +305,96 @@ def _step_game(s, k, b, action):
     _advance(s, k, b)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
+def _free_size(s, b, value, lo, hi):
+    """True when some size m in ``lo..hi`` (lo >= 1) has no set of value >= ``value`` on the table:
+    then a set of m cards of ``value`` may be played (rule A: it must beat any set of its size). The
+    sets on the table block at most T sizes, so a wider range always has a free size; else the blocked
+    sizes of the range are gathered as bits, one pass over the table."""
+    if hi < lo:
+        return False
+    span = hi - lo + 1
+    if span > s.set_size.shape[1]:
+        return True
+    blocked = np.int64(0)
+    for pos in range(s.set_size.shape[1]):
+        m = np.int64(s.set_size[b, pos])
+        if m >= lo and m <= hi and s.set_value[b, pos] >= value:
+            blocked |= np.int64(1) << (m - lo)
+    return blocked != (np.int64(1) << span) - 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _mask_game(s, k, b):
-    """Game b's legal-action mask (all False once over)."""
-    N = s.card_loc.shape[1]
-    for a in range(s.legal_mask.shape[1]):
-        s.legal_mask[b, a] = False
+    """Game b's legal-action mask (all False once over).
+
+    One pass over the cards gathers what the mover's hand holds (the count of each active value);
+    every selection's legality follows from those counts and the few sets on the table, instead of
+    re-scanning the hand for every candidate card and size. The card loops are branch-free (a card's
+    place is as good as random to a branch predictor, which cost most of the mask's time)."""
+    N, A = s.card_loc.shape[1], s.legal_mask.shape[1]
     if s.terminated[b] or s.truncated[b]:
+        for a in range(A):
+            s.legal_mask[b, a] = False
         return
     seat = np.int64(s.current[b])
     chosen = np.int64(s.sel_count[b])
+    for a in range(N, A):
+        s.legal_mask[b, a] = False
     if chosen == 0:
-        # Whether a hand card can start a set depends on its active value only: each value's answer
-        # is worked out once (bit v of ``known`` and ``fine``), not once per card of that value.
-        known, fine = np.int64(0), np.int64(0)
+        # Hand counts by active value, packed 8 bits a value (a hand holds at most 127 cards): values
+        # 1-7 in ``low`` (bits 8v..), 8-10 in ``high`` (bits 8(v-8)..); bit v of ``present``: the hand
+        # holds value v.
+        low, high, present = np.int64(0), np.int64(0), np.int64(0)
         for c in range(N):
-            if s.card_loc[b, c] != LOC_HAND or s.card_where[b, c] != seat:
-                continue
-            v = _active(s, k, b, c)
-            bit = np.int64(1) << v
-            if not known & bit:
-                known |= bit
-                n = _count_value(s, k, b, seat, v)
-                ok = False
-                for m in range(1, n + 1):
-                    if _can_play(s, b, v, m):
-                        ok = True
-                        break
-                if not ok:
-                    for t in range(k.num_targets):
-                        if _can_add(s, k, b, v, _target_position(k, seat, t)):
-                            ok = True
-                            break
-                if ok:
-                    fine |= bit
-            s.legal_mask[b, c] = (fine & bit) != 0
+            mine = np.int64((s.card_loc[b, c] == LOC_HAND) & (s.card_where[b, c] == seat))
+            v = _active_branchless(s, k, b, c)
+            present |= mine << v
+            one = mine << (8 * (v & 7))
+            low += one * (v < 8)
+            high += one * (v >= 8)
+        # Bit v of ``fine``: a card of value v can start a selection (a legal A of 1..count cards of v,
+        # or a legal B of one card of v). A legal B depends on the target only: its value gets the bit.
+        fine = np.int64(0)
         for t in range(k.num_targets):
-            s.legal_mask[b, k.take_base + t] = _target_open(s, k, b, _target_position(k, seat, t))
+            pos = _target_position(k, seat, t)
+            open_ = _target_open(s, k, b, pos)
+            s.legal_mask[b, k.take_base + t] = open_
+            if open_:
+                w = np.int64(s.set_value[b, pos])
+                size = np.int64(s.set_size[b, pos]) + 1
+                if _free_size(s, b, w, size, size):
+                    fine |= np.int64(1) << w
+        rest = present & ~fine
+        for v in range(1, MAX_VALUE + 1):
+            if (rest >> v) & 1:
+                n = (low >> (8 * v)) & 0xFF if v < 8 else (high >> (8 * (v - 8))) & 0xFF
+                if _free_size(s, b, v, 1, n):
+                    fine |= np.int64(1) << v
+        for c in range(N):
+            mine = (s.card_loc[b, c] == LOC_HAND) & (s.card_where[b, c] == seat)
+            s.legal_mask[b, c] = mine & (((fine >> _active_branchless(s, k, b, c)) & 1) != 0)
         s.legal_mask[b, k.turn_action] = True
     else:
+        # A selection of ``chosen`` cards of value v: another card of v while a larger legal set of v
+        # remains (n: the hand's cards of v, the selected ones included), PLAY if this one is legal,
+        # and with one card an ADD onto a set of v.
         v = np.int64(s.sel_value[b])
-        n = _count_value(s, k, b, seat, v)
-        more = False
-        for m in range(chosen + 1, n + 1):
-            if _can_play(s, b, v, m):
-                more = True
-                break
-        if more:
+        n = np.int64(0)
+        for c in range(N):
+            same = (s.card_loc[b, c] == LOC_HAND) & (s.card_where[b, c] == seat) & (_active_branchless(s, k, b, c) == v)
+            n += np.int64(same)
+            s.legal_mask[b, c] = same & (not s.card_selected[b, c])
+        if not _free_size(s, b, v, chosen + 1, n):
             for c in range(N):
-                if (s.card_loc[b, c] == LOC_HAND and s.card_where[b, c] == seat and not s.card_selected[b, c]
-                        and _active(s, k, b, c) == v):
-                    s.legal_mask[b, c] = True
-        s.legal_mask[b, k.play] = _can_play(s, b, v, chosen)
+                s.legal_mask[b, c] = False
+        s.legal_mask[b, k.play] = _free_size(s, b, v, chosen, chosen)
         if chosen == 1:
             for t in range(k.num_targets):
-                s.legal_mask[b, k.add_base + t] = _can_add(s, k, b, v, _target_position(k, seat, t))
+                pos = _target_position(k, seat, t)
+                if _target_open(s, k, b, pos) and s.set_value[b, pos] == v:
+                    size = np.int64(s.set_size[b, pos]) + 1
+                    s.legal_mask[b, k.add_base + t] = _free_size(s, b, v, size, size)
 
 
 @njit(cache=True, _nrt=False)
@@ -379,9 +413,10 @@ def _reset_game(s, k, b):
 # ------------------------------------------------------------------------ observation
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _observe_game(s, k, b, seat, out):
-    """Game b as ``seat`` sees it, written into ``out`` (``observation.py``)."""
+    """Game b as ``seat`` sees it, written into ``out`` (``observation.py``). Relative seats and
+    positions come from one comparison each (``x - seat``, plus P or T when negative), not a modulo."""
     P, A, N, F = k.num_players, k.areas, s.card_loc.shape[1], k.card_width
     T = P * A
     for i in range(out.shape[0]):
@@ -389,21 +424,24 @@ def _observe_game(s, k, b, seat, out):
     live = not (s.terminated[b] or s.truncated[b])
     mover = live and s.current[b] == seat
     if live:
-        out[k.off_acting + (s.current[b] - seat) % P] = 1.0
+        cur = s.current[b] - seat
+        out[k.off_acting + (cur + P if cur < 0 else cur)] = 1.0
         out[k.off_area + s.area[b]] = 1.0
         if mover and s.sel_count[b] > 0:
             out[k.off_selection] = s.sel_count[b]
             out[k.off_selection + 1] = s.sel_value[b]
+    p = seat
     for rel in range(P):
-        p = (seat + rel) % P
         base = k.off_players + 4 * rel
         out[base] = s.hand_count[b, p]
         out[base + 1] = s.points[b, p]
         out[base + 2] = 1.0 if s.out[b, p] else 0.0
+        p = 0 if p + 1 == P else p + 1
+    pos = seat * A  # relative position r is absolute position (seat * A + r) mod T
     for rel_pos in range(T):
-        pos = ((seat + rel_pos // A) % P) * A + rel_pos % A
         out[k.off_table + 2 * rel_pos] = s.set_value[b, pos]
         out[k.off_table + 2 * rel_pos + 1] = s.set_size[b, pos]
+        pos = 0 if pos + 1 == T else pos + 1
     for c in range(N):
         base = k.off_cards + c * F
         out[base] = k.values[c, 0]
@@ -412,22 +450,26 @@ def _observe_game(s, k, b, seat, out):
         where = np.int64(s.card_where[b, c])
         visible = False
         if loc == LOC_HAND:
+            rel = where - seat
+            rel = rel + P if rel < 0 else rel
             if s.card_public[b, c]:
-                out[k.off_players + 4 * ((where - seat) % P) + 3] += 1.0
-            if where == seat:
+                out[k.off_players + 4 * rel + 3] += 1.0
+            if rel == 0:
                 visible = True
                 out[base + 4] = 1.0
                 if mover and s.card_selected[b, c]:
                     out[base + 5] = 1.0
                 out[base + 6] = 1.0 if s.card_public[b, c] else 0.0
-                out[k.off_hand_values + _active(s, k, b, c) - 1] += 1.0
-                out[k.off_hand_values + MAX_VALUE + k.values[c, 1 - s.card_rot[b, c]] - 1] += 1.0
+                active = _active(s, k, b, c)
+                out[k.off_hand_values + active - 1] += 1.0
+                out[k.off_hand_values + MAX_VALUE + (active ^ k.value_flip[c]) - 1] += 1.0
             elif s.card_public[b, c]:
                 visible = True
-                out[base + 7 + T + (where - seat) % P - 1] = 1.0
+                out[base + 7 + T + rel - 1] = 1.0
         elif loc == LOC_TABLE:
             visible = True
-            out[base + 7 + ((where // A - seat) % P) * A + where % A] = 1.0
+            rel_pos = where - seat * A
+            out[base + 7 + (rel_pos + T if rel_pos < 0 else rel_pos)] = 1.0
         elif loc == LOC_DISCARD:
             out[base + 7 + T + P - 1] = 1.0
         else:
@@ -438,21 +480,18 @@ def _observe_game(s, k, b, seat, out):
 
 
 # ============================================================================ batch kernels
-
-
-@njit(cache=True, parallel=True)
-def step_kernel(s, k, actions, active):
-    for b in prange(actions.shape[0]):
-        for p in range(s.rewards.shape[1]):
-            s.rewards[b, p] = 0.0
-        if active[b] and not (s.terminated[b] or s.truncated[b]):
-            _step_game(s, k, b, actions[b])
-            _mask_game(s, k, b)
+# Each batch operation is a serial loop over a range of games (``*_range``; Numba inlines the per-game
+# functions into it) and a parallel kernel that splits the batch into ``chunks`` ranges and runs them
+# in a ``prange`` (``docs/engine_pattern.md``): the per-game functions are inlined only into the serial
+# loops, never into a ``prange`` body, and the ``prange`` body passes the state tuple once per range
+# instead of once per game.
 
 
 @njit(cache=True, _nrt=False)
-def step_kernel_seq(s, k, actions, active):
-    for b in range(actions.shape[0]):
+def step_range(s, k, actions, active, lo, hi):
+    """Steps the live, active games among ``lo..hi-1`` with their (legal) actions, then their masks;
+    every game's rewards in the range are reset first (only the steps that end the game pay)."""
+    for b in range(lo, hi):
         for p in range(s.rewards.shape[1]):
             s.rewards[b, p] = 0.0
         if active[b] and not (s.terminated[b] or s.truncated[b]):
@@ -461,15 +500,25 @@ def step_kernel_seq(s, k, actions, active):
 
 
 @njit(cache=True, parallel=True)
-def reset_kernel(s, k, games):
-    for i in prange(games.shape[0]):
-        _reset_game(s, k, games[i])
+def step_kernel(s, k, actions, active, chunks):
+    """``step_range`` over the whole batch, in ``chunks`` ranges spread over the threads."""
+    n = actions.shape[0]
+    for c in prange(chunks):
+        step_range(s, k, actions, active, c * n // chunks, (c + 1) * n // chunks)
 
 
 @njit(cache=True, _nrt=False)
-def reset_kernel_seq(s, k, games):
-    for i in range(games.shape[0]):
+def deal_range(s, k, games, lo, hi):
+    """New games in rows ``games[lo:hi]`` (each from its own stream), dealt up to their first decision."""
+    for i in range(lo, hi):
         _reset_game(s, k, games[i])
+
+
+@njit(cache=True, parallel=True)
+def deal_kernel(s, k, games, chunks):
+    n = games.shape[0]
+    for c in prange(chunks):
+        deal_range(s, k, games, c * n // chunks, (c + 1) * n // chunks)
 
 
 @njit(cache=True, _nrt=False)
@@ -479,13 +528,15 @@ def mask_kernel(s, k, games):
         _mask_game(s, k, games[i])
 
 
-@njit(cache=True, parallel=True)
-def observe_kernel(s, k, games, seats, out):
-    for i in prange(games.shape[0]):
-        _observe_game(s, k, games[i], seats[i], out[i])
-
-
 @njit(cache=True, _nrt=False)
-def observe_kernel_seq(s, k, games, seats, out):
-    for i in range(games.shape[0]):
+def observe_range(s, k, games, seats, out, lo, hi):
+    """``out[i]`` = game ``games[i]`` as seat ``seats[i]`` sees it, for i in ``lo..hi-1``."""
+    for i in range(lo, hi):
         _observe_game(s, k, games[i], seats[i], out[i])
+
+
+@njit(cache=True, parallel=True)
+def observe_kernel(s, k, games, seats, out, chunks):
+    n = games.shape[0]
+    for c in prange(chunks):
+        observe_range(s, k, games, seats, out, c * n // chunks, (c + 1) * n // chunks)
