@@ -66,6 +66,7 @@ State = collections.namedtuple("State", STATE_FIELDS)
 Consts = collections.namedtuple("Consts", (
     "face",          # [N + 1] int16: face of each card, NO_FACE for prizes and for card -1
     "compat",        # [37, 37] bool: a card of face a fits a pile topped by face b
+    "fit_faces",     # [37] int64: compat[a] as bits (bit b = face b, b < 36)
     "is_prize",      # [N] bool
     "function",      # [N] int8: FUNCTION_* code
     "prize_value",   # [N] int16
@@ -178,14 +179,12 @@ def _refill_opponents(s, k, b):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _fit_bits(s, k, b, card):
-    """The set of pile-top faces the card fits (bit f = face f), as an int64."""
-    fit = np.int64(0)
-    cf = k.face[card]
+    """The set of pile-top faces the card fits (bit f = face f), as an int64: the faces of the tops
+    (bits, without branches) and the faces the card's face fits (``fit_faces``)."""
+    tops = np.int64(0)
     for i in range(s.pile_count[b]):
-        f = s.pile_face[b, i]
-        if k.compat[cf, f]:
-            fit |= np.int64(1) << np.int64(f)
-    return fit
+        tops |= np.int64(1) << np.int64(s.pile_face[b, i])
+    return k.fit_faces[k.face[card]] & tops
 
 
 @njit(cache=True, inline="always", _nrt=False)
