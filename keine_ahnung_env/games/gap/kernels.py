@@ -405,14 +405,12 @@ def _observe_game(s, k, b, seat, out):
     for c in range(NUM_CARDS):
         loc = s.card_loc[b, c]
         owner = s.card_owner[b, c]
-        if owner == seat and loc == LOC_HAND:
-            out[k.off_hand + c] = 1.0
-        elif owner == seat and loc == LOC_HIDDEN:
-            out[k.off_hidden + c] = 1.0
-        if laid and (loc == LOC_TOP or loc == LOC_UNDER):
-            out[k.off_discards + c] = 1.0
-        if laid and s.card_seen[b, c]:
-            out[k.off_seen + c] = 1.0
+        # Written as 0/1 without branches (the card order is random, so branches would mispredict).
+        mine = owner == seat
+        out[k.off_hand + c] = mine & (loc == LOC_HAND)
+        out[k.off_hidden + c] = mine & (loc == LOC_HIDDEN)
+        out[k.off_discards + c] = laid & ((loc == LOC_TOP) | (loc == LOC_UNDER))
+        out[k.off_seen + c] = laid & s.card_seen[b, c]
         label = s.card_pool[b, c]
         if label > 0 and (loc == LOC_DRAW or loc == LOC_HAND):
             out[k.off_pool + c] = label

@@ -66,6 +66,7 @@ State = collections.namedtuple("State", STATE_FIELDS)
 Consts = collections.namedtuple("Consts", (
     "face",          # [N + 1] int16: face of each card, NO_FACE for prizes and for card -1
     "compat",        # [37, 37] bool: a card of face a fits a pile topped by face b
+    "fit_faces",     # [37] int64: compat[a] as bits (bit b = face b, b < 36)
     "is_prize",      # [N] bool
     "function",      # [N] int8: FUNCTION_* code
     "prize_value",   # [N] int16
@@ -74,6 +75,8 @@ Consts = collections.namedtuple("Consts", (
     "type_total",    # [T_types] int16
     "features",      # [N + 1, 15] float32: card encodings (observation.card_feature_table)
     "trophy_value_index",  # [max value + 1] int16: index of each trophy value among the deck's distinct values
+    "loc_section",   # [6] int64: observation offset of the per-type section a card counts in, by LOC_* code
+    "loc_weight",    # [2, 6] float32: what it counts there, by (card_known, LOC_* code); see _observe_game
     "num_players", "allow_keep", "reshuffle_discards", "max_turns", "reward_mode", "perfect_memory",
     "obs_size", "off_phase", "off_acting", "off_pending_card", "off_pending_slot", "off_pile_tops",
     "off_layouts", "off_table_counts", "off_players", "off_own_trophy_points", "off_unknown_cards",
@@ -176,14 +179,12 @@ def _refill_opponents(s, k, b):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _fit_bits(s, k, b, card):
-    """The set of pile-top faces the card fits (bit f = face f), as an int64."""
-    fit = np.int64(0)
-    cf = k.face[card]
+    """The set of pile-top faces the card fits (bit f = face f), as an int64: the faces of the tops
+    (bits, without branches) and the faces the card's face fits (``fit_faces``)."""
+    tops = np.int64(0)
     for i in range(s.pile_count[b]):
-        f = s.pile_face[b, i]
-        if k.compat[cf, f]:
-            fit |= np.int64(1) << np.int64(f)
-    return fit
+        tops |= np.int64(1) << np.int64(s.pile_face[b, i])
+    return k.fit_faces[k.face[card]] & tops
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -505,55 +506,65 @@ def _deal_game(s, k, b):
 @njit(cache=True, inline="always", _nrt=False)
 def _observe_game(s, k, b, seat, out):
     """Game b as ``seat`` sees it, written into the float32 row ``out`` (see observation.py)."""
-    P, N = k.num_players, s.card_loc.shape[1]
+    P, N, F = k.num_players, s.card_loc.shape[1], k.features.shape[1]
     for i in range(out.shape[0]):
         out[i] = 0.0
     phase = s.phase[b]
     out[k.off_phase + phase] = 1.0
     if phase != OVER:
-        out[k.off_acting + (s.current[b] - seat) % P] = 1.0
+        rel = s.current[b] - seat  # relative seats without a modulo (an integer division)
+        if rel < 0:
+            rel += P
+        out[k.off_acting + rel] = 1.0
     pending = s.pending[b]
     if pending >= 0:
-        for j in range(k.features.shape[1]):
+        for j in range(F):
             out[k.off_pending_card + j] = k.features[pending, j]
         if phase == PLACE_REVEALED and s.pending_slot[b] >= 0:
             out[k.off_pending_slot + s.pending_slot[b]] = 1.0
     for f in range(NUM_FACES):
         out[k.off_pile_tops + f] = s.top_count[b, f]
-    width = 3 + k.features.shape[1]
+    perfect = k.perfect_memory
+    if perfect:  # first: it borrows the layouts section as scratch
+        _observe_earlier_pools(s, k, b, seat, out)
+    width = 3 + F
     for rel in range(P):
-        p = (seat + rel) % P
+        p = seat + rel
+        if p >= P:
+            p -= P
         for slot in range(SLOTS):
             base = k.off_layouts + (rel * SLOTS + slot) * width
             card = s.layout[b, p, slot]
             if card < 0:
                 out[base] = 1.0
-            elif k.perfect_memory and s.card_known[b, card]:
+            elif perfect and s.card_known[b, card]:
                 out[base + 2] = 1.0
-                for j in range(k.features.shape[1]):
+                for j in range(F):
                     out[base + 3 + j] = k.features[card, j]
             else:
                 out[base + 1] = 1.0
         out[k.off_players + 3 * rel] = s.trophy_count[b, p]
         out[k.off_players + 3 * rel + 1] = s.prize_points[b, p]
         out[k.off_players + 3 * rel + 2] = s.prize_count[b, p]
-    # Per card, without branches (the card order is random, so branches would mispredict).
+    # Per card without branches (the card order is random, so branches would mispredict): a card counts
+    # in the section of its location (unknown_cards, covered_cards or set_aside_cards; ``loc_section``)
+    # with the weight ``loc_weight[known, loc]`` (0 for prizes and the drawn pending card, 0 for known
+    # layout cards with perfect memory). Every pile card counts in the pile section; the tops are taken
+    # off again below, which leaves the covered cards (perfect memory) or the unseen ones (none).
     aside = 0
-    unknown_base = k.off_unknown_cards
     for c in range(N):
         loc = s.card_loc[b, c]
         aside += loc == LOC_ASIDE
-        if loc == LOC_ASIDE:  # observation version 2: which seen cards are set aside / covered
-            out[k.off_set_aside_cards + k.card_type[c]] += 1.0
-        elif k.perfect_memory and loc == LOC_PILE and s.pile_top[b, s.card_where[b, c]] != c:
-            out[k.off_covered_cards + k.card_type[c]] += 1.0
-        if k.perfect_memory:
-            unknown = (loc == LOC_DRAW) | ((loc == LOC_LAYOUT) & (not s.card_known[b, c]))
-        else:  # every card not face up on the table now
-            top = (loc == LOC_PILE) & (s.pile_top[b, s.card_where[b, c]] == c)
-            unknown = not ((loc == LOC_ASIDE) | (loc == LOC_PRIZE) | (c == pending) | top)
-        out[unknown_base + k.card_type[c]] += np.float32(unknown)
-    _observe_belief_sections(s, k, b, seat, out)
+        out[k.loc_section[loc] + k.card_type[c]] += k.loc_weight[np.intp(s.card_known[b, c]), loc]
+    pile_section = k.loc_section[LOC_PILE]
+    for i in range(s.pile_count[b]):
+        out[pile_section + k.card_type[s.pile_top[b, i]]] -= 1.0
+    if pending >= 0 and not perfect:  # without memory a revealed pending card is face up: not unknown
+        loc = s.card_loc[b, pending]
+        out[k.loc_section[loc] + k.card_type[pending]] -= k.loc_weight[0, loc]
+    for i in range(s.trophy_owner.shape[1]):
+        if s.trophy_owner[b, i] == seat:
+            out[k.off_own_trophies + k.trophy_value_index[s.trophy_order[b, i]]] += 1.0
     out[k.off_table_counts] = s.draw_len[b] - s.draw_pos[b]
     out[k.off_table_counts + 1] = aside
     out[k.off_table_counts + 2] = s.trophy_order.shape[1] - s.trophy_pos[b]
@@ -562,77 +573,67 @@ def _observe_game(s, k, b, seat, out):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _observe_belief_sections(s, k, b, seat, out):
-    """The sections of observation version 2 (``observation.py``) not written with the per-card loop of
-    ``_observe_game``: own trophies by value and (perfect memory) the earlier pools of unknown face-down
-    cards.
+def _observe_earlier_pools(s, k, b, seat, out):
+    """The ``earlier_pool`` and ``earlier_pool_cards`` sections of observation version 2 (perfect memory;
+    ``observation.py``), into a zeroed ``out`` whose layouts section is still all zeros.
 
     An unknown card dealt from an earlier shuffle than the current draw pile's comes from that shuffle's
     pool, whose cards never revealed since are exactly the cards still face down from it: a multiset
-    everyone can work out. Pools are numbered 1, 2, ... from the most recent; each pool's cards, sorted
-    by type, are listed against its slots in (relative seat, slot) order, so where each card lies stays
-    hidden. Without arrays (no allocation here), the two sections serve as scratch: ``age * T + type``
-    per slot, sorted within each pool, beside flags and pool numbers; O(slots^2) per observation."""
+    everyone can work out. Pools are numbered 1, 2, ... from the most recent (the smallest age); each
+    pool's cards, sorted by type, are listed against its slots in (relative seat, slot) order, so where
+    each card lies stays hidden.
+
+    Without arrays (no allocation here) the layouts section serves as scratch (zeroed again at the end):
+    the m such slots as a compact list (slot, age, type), then for each its rank among its pool's slots
+    in slot order (``rank``) and the place of its type in the pools' listing (age, then type, then slot
+    order: ``listed``), and the slot at each place of the slot-order listing (``slot_at``). Each rank is
+    a branch-free count over the list, O(m^2) with m usually 0-5: comparisons would mispredict."""
     P = k.num_players
-    for i in range(s.trophy_owner.shape[1]):
-        if s.trophy_owner[b, i] == seat:
-            out[k.off_own_trophies + k.trophy_value_index[s.trophy_order[b, i]]] += 1.0
-    if not k.perfect_memory:
-        return
     n = P * SLOTS
-    T = k.type_total.shape[0]
-    pools, cards = k.off_earlier_pool, k.off_earlier_pool_cards
-    old = 0
-    for i in range(n):
-        p = (seat + i // SLOTS) % P
-        card = s.layout[b, p, i % SLOTS]
-        if card >= 0 and not s.card_known[b, card]:
-            age = np.int64(s.reshuffles[b] - s.card_epoch[b, card])
-            if age >= 1:
-                out[cards + i] = age * T + k.card_type[card]
-                old += 1
-    if old == 0:
+    reshuffles = s.reshuffles[b]
+    slot_of = k.off_layouts
+    age_of, type_of, rank, listed, slot_at = slot_of + n, slot_of + 2 * n, slot_of + 3 * n, slot_of + 4 * n, \
+        slot_of + 5 * n
+    m = 0
+    for rel in range(P):
+        p = seat + rel
+        if p >= P:
+            p -= P
+        for slot in range(SLOTS):
+            card = s.layout[b, p, slot]
+            if card >= 0 and not s.card_known[b, card]:
+                age = reshuffles - s.card_epoch[b, card]
+                if age >= 1:
+                    out[slot_of + m] = rel * SLOTS + slot
+                    out[age_of + m] = age
+                    out[type_of + m] = k.card_type[card]
+                    m += 1
+    if m == 0:
         return
-    # 1. Sort each pool's keys among the pool's own slots (selection sort in place): the listed types.
-    for i in range(n):
-        key = np.int64(out[cards + i])
-        if key == 0:
-            continue
-        age, best = key // T, i
-        for j in range(i + 1, n):
-            other = np.int64(out[cards + j])
-            if other > 0 and other // T == age and other < np.int64(out[cards + best]):
-                best = j
-        out[cards + i], out[cards + best] = out[cards + best], out[cards + i]
-    # 2. pools[i] = 1 where slot i is its pool's first slot, else 0.
-    for i in range(n):
-        key = np.int64(out[cards + i])
-        if key == 0:
-            continue
-        first = 1
-        for m in range(i):
-            if np.int64(out[cards + m]) // T == key // T:
-                first = 0
-                break
-        out[pools + i] = first
-    # 3. pools[i] += 2 * the pool number (1 + the distinct ages below the slot's: first slots of them).
-    for i in range(n):
-        key = np.int64(out[cards + i])
-        if key == 0:
-            continue
-        number = 1
-        for j in range(n):
-            other = np.int64(out[cards + j])
-            if other > 0 and np.int64(out[pools + j]) % 2 == 1 and other // T < key // T:
-                number += 1
-        out[pools + i] += 2 * number
-    # 4. Into place: pools[i] = the pool number, cards[i] = 1 + the listed type.
-    for i in range(n):
-        key = np.int64(out[cards + i])
-        if key == 0:
-            continue
-        out[pools + i] = np.int64(out[pools + i]) // 2
-        out[cards + i] = key % T + 1
+    for a in range(m):
+        age_a, type_a = out[age_of + a], out[type_of + a]
+        younger = 0  # entries of younger pools: the pool's first place in either listing
+        rank_a = 0
+        listed_a = 0
+        for c in range(m):
+            age_c, type_c = out[age_of + c], out[type_of + c]
+            same = age_c == age_a
+            younger += age_c < age_a
+            rank_a += same & (c < a)
+            listed_a += same & ((type_c < type_a) | ((type_c == type_a) & (c < a)))
+        out[rank + a] = rank_a
+        out[listed + a] = younger + listed_a
+        out[slot_at + younger + rank_a] = out[slot_of + a]
+    pools, cards = k.off_earlier_pool, k.off_earlier_pool_cards
+    for a in range(m):
+        age_a = out[age_of + a]
+        number = 1  # 1 + the distinct younger ages: the pools' first entries (rank 0) among them
+        for c in range(m):
+            number += (out[age_of + c] < age_a) & (out[rank + c] == 0)
+        out[pools + np.intp(out[slot_of + a])] = number
+        out[cards + np.intp(out[slot_at + np.intp(out[listed + a])])] = out[type_of + a] + 1
+    for j in range(6 * n):
+        out[slot_of + j] = 0.0
 
 
 # ============================================================================ batch kernels
