@@ -586,41 +586,6 @@ def _aec_ceiling(cfg: Config) -> dict[str, Any]:
     return out
 
 
-class _Timer:
-    seconds = 0.0
-
-
-def _timed_vec_env(venv, timer: _Timer):
-    """Wraps an SB3 VecEnv so that the time spent in it (reset, step, masks) is added to ``timer``."""
-    from stable_baselines3.common.vec_env import VecEnvWrapper
-
-    class Timed(VecEnvWrapper):
-        def reset(self):
-            t = time.perf_counter()
-            out = self.venv.reset()
-            timer.seconds += time.perf_counter() - t
-            return out
-
-        def step_async(self, actions):
-            t = time.perf_counter()
-            self.venv.step_async(actions)
-            timer.seconds += time.perf_counter() - t
-
-        def step_wait(self):
-            t = time.perf_counter()
-            out = self.venv.step_wait()
-            timer.seconds += time.perf_counter() - t
-            return out
-
-        def env_method(self, method_name, *args, indices=None, **kwargs):
-            t = time.perf_counter()
-            out = self.venv.env_method(method_name, *args, indices=indices, **kwargs)
-            timer.seconds += time.perf_counter() - t
-            return out
-
-    return Timed(venv)
-
-
 def section_sb3(cfg: Config) -> dict[str, Any]:
     try:
         from stable_baselines3.common.vec_env import DummyVecEnv
@@ -678,21 +643,21 @@ def _training_share(make_vec, opponent, p: int, n: int, cfg: Config) -> dict[str
         from sb3_contrib import MaskablePPO
     except Exception as exc:
         return {"reason": _missing("sb3_contrib.MaskablePPO", exc)}
+    from .sb3_vec import timed_vec_env
+
     n_steps, epochs, iterations = (8, 1, 1) if cfg.quick else (32, 4, 2)
     batch_size = min(1024, n * n_steps)
-    timer = _Timer()
-    venv = _timed_vec_env(make_vec(n, opponents=[opponent(j) for j in range(p - 1)], num_players=p, seed=cfg.seed),
-                          timer)
+    venv = timed_vec_env(make_vec(n, opponents=[opponent(j) for j in range(p - 1)], num_players=p, seed=cfg.seed))
     model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=batch_size, n_epochs=epochs, seed=cfg.seed,
                         verbose=0, device="cpu")
-    timer.seconds = 0.0
+    venv.seconds = 0.0
     start = time.perf_counter()
     model.learn(total_timesteps=n * n_steps * iterations)
     total = time.perf_counter() - start
     venv.close()
     return {"num_envs": n, "n_steps": n_steps, "batch_size": batch_size, "n_epochs": epochs, "iterations": iterations,
-            "policy": "MlpPolicy (SB3 default net)", "total_s": total, "env_s": timer.seconds,
-            "env_share": timer.seconds / total}
+            "policy": "MlpPolicy (SB3 default net)", "total_s": total, "env_s": venv.seconds,
+            "env_share": venv.seconds / total}
 
 
 def section_profile(cfg: Config, top: int = 14) -> dict[str, Any]:

@@ -162,3 +162,34 @@ class CoreVecEnv(VecEnv):
     def learner_seat(self) -> np.ndarray:
         """[N] the learner's seat in each game's current episode (a copy)."""
         return self.games.learner_seat.copy()
+
+
+def timed_vec_env(venv: VecEnv):
+    """``venv`` wrapped so that the wall time spent inside it (``reset``, ``step``, ``env_method``: the
+    games, the opponents' moves and any feature wrapper below) adds up in the wrapper's ``seconds``.
+    The trainer prints it as the environment's share of the PPO phase, the benchmark likewise."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    class TimedVecEnv(VecEnvWrapper):
+        seconds = 0.0
+
+        def _timed(self, call, *args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - start
+
+        def reset(self):
+            return self._timed(self.venv.reset)
+
+        def step_async(self, actions):
+            self._timed(self.venv.step_async, actions)
+
+        def step_wait(self):
+            return self._timed(self.venv.step_wait)
+
+        def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
+            return self._timed(self.venv.env_method, method_name, *method_args, indices=indices, **method_kwargs)
+
+    return TimedVecEnv(venv)

@@ -117,7 +117,7 @@ def test_training_rejects_bad_arguments():
         train_module.main(["--max-minutes", "-1"])
 
 
-def test_max_minutes_stops_after_the_rollout_that_ran_past_it(tmp_path):
+def test_max_minutes_stops_after_the_rollout_that_ran_past_it(tmp_path, capsys):
     # A budget already spent after the first rollout: one PPO update, then the usual final steps.
     summary = train_module.main([
         "--players", "2", "--total-timesteps", "1000000", "--max-minutes", "1e-9", "--num-envs", "4", "--n-steps",
@@ -126,6 +126,10 @@ def test_max_minutes_stops_after_the_rollout_that_ran_past_it(tmp_path):
     # 4 games x 16 steps in the rollout, plus the one step of the next rollout that saw the stop.
     assert summary["timesteps"] == 4 * 16 + 4
     assert read_info(summary["checkpoint"]).timesteps == summary["timesteps"]
+    # The environment's share of the PPO phase is measured (68 steps of 4 games took some time) and printed.
+    assert 0.0 < summary["env_seconds"] < summary["train_seconds"]
+    share = summary["env_seconds"] / summary["train_seconds"]
+    assert f"the environment (games, opponents, features) {share:.0%} of that time" in capsys.readouterr().out
 
 
 def test_every_training_argument_is_documented():

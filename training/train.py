@@ -294,7 +294,7 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     from agents.policies import ACTOR_PREFIXES, OracleCriticPolicy
     from agents.ppo import (CheckpointInfo, PPOAgent, check_compatible, load_policy, load_training_state,
                             restore_training_state, save_checkpoint)
-    from keine_ahnung_env.sb3_vec import CoreVecEnv
+    from keine_ahnung_env.sb3_vec import CoreVecEnv, timed_vec_env
 
     from .imitation import collect_demonstrations, pretrain
     from .oracle import learner_privileged
@@ -326,8 +326,10 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
     oracle = args.critic == "oracle"
     hidden = spec.privileged_size if oracle else 0
-    env = VecMonitor(feature_vec_env(games, features, privileged=learner_privileged if oracle else None,
-                                     privileged_width=hidden))
+    # Timed: the environment's share of the PPO phase (games, opponents, features) is printed at the end.
+    timed = timed_vec_env(feature_vec_env(games, features, privileged=learner_privileged if oracle else None,
+                                          privileged_width=hidden))
+    env = VecMonitor(timed)
     info = CheckpointInfo(game=spec.name, game_version=spec.version, num_players=args.players, rules=spec.rules,
                           observation_version=spec.observation_version, observation_size=features.input_size,
                           num_actions=spec.num_actions, features=args.features, net_arch=tuple(net_arch),
@@ -496,14 +498,16 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     curve_path = plot_curve(curve, run_dir / "learning_curve.png", args.players)
     trained_now = model.num_timesteps - callback.first_step
     print(f"\ntrained {trained_now:,} steps ({model.num_timesteps:,} in all) in {train_seconds / 60:.1f} min "
-          f"({trained_now / train_seconds:,.0f} steps/s)")
+          f"({trained_now / train_seconds:,.0f} steps/s); the environment (games, opponents, features) "
+          f"{timed.seconds / train_seconds:.0%} of that time, the rest the network, PPO updates and evaluations")
     print(f"checkpoint:     {final_path} (+ {final_path.with_suffix('.json').name})")
     print(f"tournament:     {run_dir / 'tournament.json'}")
     print(f"learning curve: {curve_path}")
     print(f"tensorboard:    tensorboard --logdir {run_dir / 'tensorboard'}")
     env.close()
     return {"run_dir": str(run_dir), "checkpoint": str(final_path), "tournament": summary,
-            "learning_curve": str(curve_path), "timesteps": int(model.num_timesteps)}
+            "learning_curve": str(curve_path), "timesteps": int(model.num_timesteps),
+            "train_seconds": train_seconds, "env_seconds": timed.seconds}
 
 
 def final_tournament(learner, opponent_specs: list[str], env: str, players: int, games: int, seed: int, rules: dict,
