@@ -15,6 +15,11 @@ Agents:
   ``threshold`` (:class:`RiskCallerAgent`).
 * ``counter``: the strongest heuristic here (:class:`CounterAgent`): known fitting cards held in
   reserve, call plans judged by the exact risk model, refill attacks, look-ahead pile choices.
+
+``greedy``, ``risk_caller`` and ``counter`` decide with a Numba kernel by default
+(``counter_kernel.py``; ``compiled=False``, spec ``greedy:compiled=false``, keeps the NumPy methods
+here, the reference the kernel is tested against) and can play their seats inside a compiled core
+(``play_turns``, used by the solo and SB3 envs).
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ its tie set, as in the reference. The fallback (the chosen action illegal, which
 gives: only hand-made masks do) is the legal action with the largest key: uniform among the legal
 ones, as the reference's ``sample_masked``. Given the same keys (a test hands the reference the same
 numbers), kernel and reference choose the same action on every row; ``tests/test_counter_kernel.py``
-checks that on observations from real play.
+(and ``tests/test_greedy_kernel.py`` for greedy's mode) checks that on observations from real play.
 
-Playing seats in the engine. :func:`play_range` / :func:`play_kernel` (``CounterAgent.play_turns``)
+Playing seats in the engine. :func:`play_range` / :func:`play_kernel` (``GreedyAgent.play_turns``)
 run the decision inside the compiled engine: for each listed game, while one of the agent's seats is
 to act, the engine's own ``observe_range`` builds that seat's observation, :func:`decide_row`
 decides and ``step_range`` steps the game, so a whole turn costs one Python call instead of one per
