@@ -52,12 +52,13 @@ class _Keys:
         return self.other.random(shape)
 
 
-def _collect(num_players: int, options: dict, seed: int, games: int = 32, steps: int = 150):
+def _collect(num_players: int, options: dict, seed: int, games: int = 32, steps: int = 150, agent=CounterAgent):
     """Observations of the seat to act (and, now and then, of another seat) with their masks, from games
-    played by ``counter`` with a share of random moves (so that positions vary)."""
+    played by ``agent`` (a class; default ``counter``) with a share of random moves (so that positions
+    vary)."""
     rules = Rules.make(num_players, **options)
     core = KeineAhnungCore(games, rules, seed=seed)
-    player = CounterAgent(seed=seed, deck=options.get("deck"))
+    player = agent(seed=seed, deck=options.get("deck"))
     rng = np.random.default_rng(seed)
     obs, masks = [], []
     for step in range(steps):
@@ -225,14 +226,19 @@ def test_play_turns_makes_the_decisions_of_act(num_players, options, games, roun
     """``play_turns`` (the core driven from the kernel, used by solo/SB3 envs) against ``act`` round by
     round on a twin core, with the same tie-break keys (one xoshiro stream per listed game): the same
     games, step for step. The 300-game case runs the parallel kernel."""
+    check_play_turns_against_act(CounterAgent, num_players, options, games, rounds)
+
+
+def check_play_turns_against_act(make_agent, num_players, options, games, rounds):
+    """The body of the test above for any agent with ``play_turns`` (``make_agent(seed=, deck=)``)."""
     from keine_ahnung_env.rng import GameRandom, stream_states
 
     rules = Rules.make(num_players, **options)
     deck = options.get("deck")
     core = KeineAhnungCore(games, rules, seed=5)
     twin = KeineAhnungCore(games, rules, seed=5)
-    fast = CounterAgent(seed=9, deck=deck)
-    slow = CounterAgent(deck=deck)
+    fast = make_agent(seed=9, deck=deck)
+    slow = make_agent(seed=None, deck=deck)
     rng = np.random.default_rng(1)
     seats = np.zeros((games, num_players), bool)
     seats[:, 1:] = True  # the agent holds every seat but 0; a random player takes seat 0

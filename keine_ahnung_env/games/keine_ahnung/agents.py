@@ -15,6 +15,11 @@ Agents:
   ``threshold`` (:class:`RiskCallerAgent`).
 * ``counter``: the strongest heuristic here (:class:`CounterAgent`): known fitting cards held in
   reserve, call plans judged by the exact risk model, refill attacks, look-ahead pile choices.
+
+``greedy``, ``risk_caller`` and ``counter`` decide with a Numba kernel by default
+(``counter_kernel.py``; ``compiled=False``, spec ``greedy:compiled=false``, keeps the NumPy methods
+here, the reference the kernel is tested against) and can play their seats inside a compiled core
+(``play_turns``, used by the solo and SB3 envs).
 """
 
 from __future__ import annotations
@@ -170,6 +175,128 @@ class GreedyAgent(KeineAhnungAgent):
     name = "greedy"
     threshold = 1.0
 
+    _DECISION_METHODS = ("_main", "_place", "_pick", "_own", "_known_fit_score", "_after_cover", "_pile_scores",
+                         "_remaining_own", "_call_wanted", "act")
+    """Methods the kernel replaces: a subclass overriding one of them keeps the Python path."""
+
+    def __init__(self, seed: int | None = None, deck=None, num_players: int | None = None, rules: dict | None = None,
+                 compiled: bool = True):
+        """``compiled``: decide with the Numba kernel (``counter_kernel.py`` in greedy's mode, the
+        default) or with this class's NumPy methods (False: the readable reference). Both choose the
+        same action on every row except where the reference breaks a tie at random; there both choose
+        uniformly among the tied actions (the kernel from keys drawn from this agent's generator, one
+        ``[B, 44]`` array per call). A subclass that overrides a decision method (``_main``,
+        ``_place``, ``_call_wanted``, ...) is decided by its Python methods, whatever ``compiled``
+        says: the kernel knows greedy's and counter's rules only."""
+        super().__init__(seed=seed, deck=deck, num_players=num_players, rules=rules)
+        if not isinstance(compiled, (bool, np.bool_)):
+            raise ValueError(f"compiled={compiled!r}; allowed: True (the Numba kernel) or False (the NumPy reference)")
+        # The class whose rules the kernel would play: counter's or greedy's (risk_caller is greedy's).
+        rules_class = CounterAgent if isinstance(self, CounterAgent) else GreedyAgent
+        overridden = [m for m in rules_class._DECISION_METHODS
+                      if getattr(type(self), m) is not getattr(rules_class, m)]
+        self.compiled = bool(compiled) and not overridden
+        """Whether :meth:`act` runs the kernel (False for ``compiled=False`` and for subclasses that
+        override a decision method)."""
+        self._kernel_tables = None
+
+    def _kernel_params(self) -> np.ndarray:
+        """greedy's parameters for the kernel (``MODE_GREEDY``, this agent's call threshold)."""
+        from . import counter_kernel as ck
+
+        return ck.greedy_params(self.threshold)
+
+    # ------------------------------------------------------------------ the compiled decision
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """One legal action per row (``int64 [B]``); rows without a legal action get 0. With
+        ``compiled`` (the default) the Numba kernel decides (``counter_kernel.py``, in this class's
+        mode); otherwise the NumPy methods."""
+        if not self.compiled:
+            return super().act(observation, action_mask)
+        obs, mask = _validate_inputs(observation, action_mask)
+        B = obs.shape[0]
+        if B == 0:
+            return np.zeros(0, np.int64)
+        players, offsets, compat, type_face, type_is_prize, params = self._kernel_args(obs.shape[1])
+        obs = np.ascontiguousarray(obs, np.float32)
+        mask = np.ascontiguousarray(mask)
+        keys = self.rng.random((B, NUM_ACTIONS))
+        out = np.empty(B, np.int64)
+        from . import counter_kernel as ck
+
+        if B >= _PARALLEL_MIN_ROWS:
+            ck.decide_kernel(obs, mask, keys, out, players, offsets, compat, type_face, type_is_prize, params,
+                             min(B, 4 * _threads()))
+        else:
+            ck.decide_range(obs, mask, keys, out, 0, B, players, offsets, compat, type_face, type_is_prize, params)
+        return out
+
+    def _kernel_args(self, width: int) -> tuple:
+        """``(players, offsets, compat, type_face, type_is_prize, params)`` for the kernel, for
+        observations ``width`` long; the reference's ValueErrors for a width no layout has and for
+        another table size than ``num_players``."""
+        from . import counter_kernel as ck
+
+        if self._kernel_tables is None:
+            t = self.tables
+            self._kernel_tables = (t.compat.astype(np.int64), t.type_face.astype(np.int64),
+                                   np.ascontiguousarray(t.type_is_prize, np.bool_), self._kernel_params(), {})
+        compat, type_face, type_is_prize, params, layouts = self._kernel_tables
+        if width not in layouts:
+            layout = layout_for(width, self.tables)
+            layouts[width] = (layout.num_players, ck.layout_offsets(layout))
+        players, offsets = layouts[width]
+        if self.num_players is not None and players != self.num_players:
+            raise ValueError(f"{self.name}: made for {self.num_players} players but the observations are "
+                             f"{players}-player ones (width {width})")
+        return players, offsets, compat, type_face, type_is_prize, params
+
+    def play_turns(self, core, games: np.ndarray, holds: np.ndarray) -> bool:
+        """Plays this agent's seats in a Keine Ahnung core directly, without a round trip to Python
+        per decision: in each game ``games[i]``, while the seat to act is one that ``holds[i]``
+        ([n, P] bool) marks and the game is not over, the compiled engine observes the game as that
+        seat, the kernel decides and the game is stepped. Afterwards each listed game's rewards are
+        those of its last step (only the step that ends a game pays). Each decision is the one
+        :meth:`act` makes for that observation and mask; tie-break keys come from one stream per
+        game drawn from this agent's generator. Solo and SB3 envs call this (when an agent has it)
+        instead of ``act`` per round of play.
+
+        Returns False, touching nothing, where it cannot play directly: ``compiled`` is off, or the
+        core is not a compiled Keine Ahnung core of this agent's deck (the caller then uses ``act``).
+        Raises ValueError for ``games`` / ``holds`` of the wrong shape or out of range."""
+        from . import counter_kernel as ck
+        from .core import KeineAhnungCore
+
+        if not self.compiled or not isinstance(core, KeineAhnungCore) or core.rules.tables() is not self.tables:
+            return False
+        games = np.ascontiguousarray(games, np.intp).reshape(-1)
+        holds = np.ascontiguousarray(holds, np.bool_)
+        P = core.num_players
+        if holds.shape != (games.size, P):
+            raise ValueError(f"holds must have shape ({games.size}, {P}), one row of seats per listed game; "
+                             f"got {holds.shape}")
+        if games.size and (games.min() < 0 or games.max() >= core.num_envs or np.unique(games).size != games.size):
+            raise ValueError(f"games must be distinct indices in 0..{core.num_envs - 1}; got {games.tolist()}")
+        if games.size == 0:
+            return True
+        players, offsets, compat, type_face, type_is_prize, params = self._kernel_args(core.observation_size)
+        from ...rng import stream_states
+
+        streams = stream_states(self.rng, games.size)
+        stuck = np.zeros(games.size, np.bool_)
+        chunks = min(games.size, 4 * _threads()) if games.size >= _PLAY_PARALLEL_MIN_GAMES else 0
+        if chunks:
+            core._run(ck.play_kernel, games, holds, streams, stuck, players, offsets, compat, type_face, type_is_prize,
+                      params, chunks)
+        else:
+            core._run(ck.play_range, games, holds, streams, stuck, 0, games.size, players, offsets, compat, type_face,
+                      type_is_prize, params)
+        if stuck.any():
+            b = int(games[np.flatnonzero(stuck)[0]])
+            raise RuntimeError(f"{self.name}: game {b} is live but has no legal action for seat {int(core.current[b])}")
+        return True
+
     def _call_wanted(self, view: TableView, p: np.ndarray) -> np.ndarray:
         return p >= self.threshold
 
@@ -238,9 +365,10 @@ class RiskCallerAgent(GreedyAgent):
     name = "risk_caller"
 
     def __init__(self, threshold: float = 0.5, seed: int | None = None, deck=None, num_players: int | None = None,
-                 rules: dict | None = None):
-        """``threshold`` in [0, 1]: 0 calls whenever allowed, 1 only when success is certain."""
-        super().__init__(seed=seed, deck=deck, num_players=num_players, rules=rules)
+                 rules: dict | None = None, compiled: bool = True):
+        """``threshold`` in [0, 1]: 0 calls whenever allowed, 1 only when success is certain.
+        ``compiled``: as for :class:`GreedyAgent` (the kernel by default, False for the NumPy path)."""
+        super().__init__(seed=seed, deck=deck, num_players=num_players, rules=rules, compiled=compiled)
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.floating, np.integer)) \
                 or not 0.0 <= float(threshold) <= 1.0:
             raise ValueError(f"threshold={threshold!r}; allowed: a number from 0 to 1 (a success probability)")
@@ -294,7 +422,7 @@ class CounterAgent(GreedyAgent):
                  harm_weight: float = 0.05, refill_attack: bool = True, num_players: int | None = None,
                  rules: dict | None = None, compiled: bool = True):
         """See the class docstring for the parameters; bad values raise ValueError."""
-        super().__init__(seed=seed, deck=deck, num_players=num_players, rules=rules)
+        super().__init__(seed=seed, deck=deck, num_players=num_players, rules=rules, compiled=compiled)
         self.call_threshold = np.array(_probabilities(call_threshold, "call_threshold"))
         self.endgame_threshold = np.array(_probabilities(endgame_threshold, "endgame_threshold"))
         if isinstance(endgame_trophies, bool) or not isinstance(endgame_trophies, (int, np.integer)) or endgame_trophies < 0:
@@ -307,105 +435,13 @@ class CounterAgent(GreedyAgent):
         self.refill_attack = bool(refill_attack)
         good = ~self.tables.compat[self.tables.type_face][:, :NUM_FACES] & ~self.tables.type_is_prize[:, None]
         self._good_vs_single = good.astype(np.int64)  # [T, 36]: type does not end a call against one top
-        if not isinstance(compiled, (bool, np.bool_)):
-            raise ValueError(f"compiled={compiled!r}; allowed: True (the Numba kernel) or False (the NumPy reference)")
-        overridden = [m for m in self._DECISION_METHODS if getattr(type(self), m) is not getattr(CounterAgent, m)]
-        self.compiled = bool(compiled) and not overridden
-        """Whether :meth:`act` runs the kernel (False for ``compiled=False`` and for subclasses that
-        override a decision method)."""
-        self._kernel_tables = None
 
-    # ------------------------------------------------------------------ the compiled decision
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """One legal action per row (``int64 [B]``); rows without a legal action get 0. With
-        ``compiled`` (the default) the Numba kernel decides; otherwise the NumPy methods below."""
-        if not self.compiled:
-            return super().act(observation, action_mask)
-        obs, mask = _validate_inputs(observation, action_mask)
-        B = obs.shape[0]
-        if B == 0:
-            return np.zeros(0, np.int64)
-        players, offsets, compat, type_face, type_is_prize, params = self._kernel_args(obs.shape[1])
-        obs = np.ascontiguousarray(obs, np.float32)
-        mask = np.ascontiguousarray(mask)
-        keys = self.rng.random((B, NUM_ACTIONS))
-        out = np.empty(B, np.int64)
+    def _kernel_params(self) -> np.ndarray:
+        """counter's parameters for the kernel (``MODE_COUNTER``)."""
         from . import counter_kernel as ck
 
-        if B >= _PARALLEL_MIN_ROWS:
-            ck.decide_kernel(obs, mask, keys, out, players, offsets, compat, type_face, type_is_prize, params,
-                             min(B, 4 * _threads()))
-        else:
-            ck.decide_range(obs, mask, keys, out, 0, B, players, offsets, compat, type_face, type_is_prize, params)
-        return out
-
-    def _kernel_args(self, width: int) -> tuple:
-        """``(players, offsets, compat, type_face, type_is_prize, params)`` for the kernel, for
-        observations ``width`` long; the reference's ValueErrors for a width no layout has and for
-        another table size than ``num_players``."""
-        from . import counter_kernel as ck
-
-        if self._kernel_tables is None:
-            t = self.tables
-            self._kernel_tables = (t.compat.astype(np.int64), t.type_face.astype(np.int64),
-                                   np.ascontiguousarray(t.type_is_prize, np.bool_),
-                                   ck.agent_params(self.call_threshold, self.endgame_threshold, self.endgame_trophies,
-                                                   self.known_weight, self.harm_weight, self.refill_attack), {})
-        compat, type_face, type_is_prize, params, layouts = self._kernel_tables
-        if width not in layouts:
-            layout = layout_for(width, self.tables)
-            layouts[width] = (layout.num_players, ck.layout_offsets(layout))
-        players, offsets = layouts[width]
-        if self.num_players is not None and players != self.num_players:
-            raise ValueError(f"{self.name}: made for {self.num_players} players but the observations are "
-                             f"{players}-player ones (width {width})")
-        return players, offsets, compat, type_face, type_is_prize, params
-
-    def play_turns(self, core, games: np.ndarray, holds: np.ndarray) -> bool:
-        """Plays this agent's seats in a Keine Ahnung core directly, without a round trip to Python
-        per decision: in each game ``games[i]``, while the seat to act is one that ``holds[i]``
-        ([n, P] bool) marks and the game is not over, the compiled engine observes the game as that
-        seat, the kernel decides and the game is stepped. Afterwards each listed game's rewards are
-        those of its last step (only the step that ends a game pays). Each decision is the one
-        :meth:`act` makes for that observation and mask; tie-break keys come from one stream per
-        game drawn from this agent's generator. Solo and SB3 envs call this (when an agent has it)
-        instead of ``act`` per round of play.
-
-        Returns False, touching nothing, where it cannot play directly: ``compiled`` is off, or the
-        core is not a compiled Keine Ahnung core of this agent's deck (the caller then uses ``act``).
-        Raises ValueError for ``games`` / ``holds`` of the wrong shape or out of range."""
-        from . import counter_kernel as ck
-        from .core import KeineAhnungCore
-
-        if not self.compiled or not isinstance(core, KeineAhnungCore) or core.rules.tables() is not self.tables:
-            return False
-        games = np.ascontiguousarray(games, np.intp).reshape(-1)
-        holds = np.ascontiguousarray(holds, np.bool_)
-        P = core.num_players
-        if holds.shape != (games.size, P):
-            raise ValueError(f"holds must have shape ({games.size}, {P}), one row of seats per listed game; "
-                             f"got {holds.shape}")
-        if games.size and (games.min() < 0 or games.max() >= core.num_envs or np.unique(games).size != games.size):
-            raise ValueError(f"games must be distinct indices in 0..{core.num_envs - 1}; got {games.tolist()}")
-        if games.size == 0:
-            return True
-        players, offsets, compat, type_face, type_is_prize, params = self._kernel_args(core.observation_size)
-        from ...rng import stream_states
-
-        streams = stream_states(self.rng, games.size)
-        stuck = np.zeros(games.size, np.bool_)
-        chunks = min(games.size, 4 * _threads()) if games.size >= _PLAY_PARALLEL_MIN_GAMES else 0
-        if chunks:
-            core._run(ck.play_kernel, games, holds, streams, stuck, players, offsets, compat, type_face, type_is_prize,
-                      params, chunks)
-        else:
-            core._run(ck.play_range, games, holds, streams, stuck, 0, games.size, players, offsets, compat, type_face,
-                      type_is_prize, params)
-        if stuck.any():
-            b = int(games[np.flatnonzero(stuck)[0]])
-            raise RuntimeError(f"{self.name}: game {b} is live but has no legal action for seat {int(core.current[b])}")
-        return True
+        return ck.agent_params(self.call_threshold, self.endgame_threshold, self.endgame_trophies, self.known_weight,
+                               self.harm_weight, self.refill_attack)
 
     # ------------------------------------------------------------------ reveal or call
 

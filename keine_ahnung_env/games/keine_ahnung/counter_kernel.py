@@ -1,4 +1,6 @@
-"""``counter``'s decision compiled with Numba: the rules of :class:`~.agents.CounterAgent`, row by row.
+"""The heuristic agents' decisions compiled with Numba: the rules of :class:`~.agents.CounterAgent`
+(``counter``) and of :class:`~.agents.GreedyAgent` / :class:`~.agents.RiskCallerAgent` (``greedy``,
+``risk_caller:<threshold>``), row by row.
 
 :class:`~.agents.CounterAgent` (``agents.py``) is the readable reference: NumPy over a batch, its risk
 model in ``risk.py``. This module is the same decision written once per row as plain loops (the
@@ -17,9 +19,9 @@ its tie set, as in the reference. The fallback (the chosen action illegal, which
 gives: only hand-made masks do) is the legal action with the largest key: uniform among the legal
 ones, as the reference's ``sample_masked``. Given the same keys (a test hands the reference the same
 numbers), kernel and reference choose the same action on every row; ``tests/test_counter_kernel.py``
-checks that on observations from real play.
+(and ``tests/test_greedy_kernel.py`` for greedy's mode) checks that on observations from real play.
 
-Playing seats in the engine. :func:`play_range` / :func:`play_kernel` (``CounterAgent.play_turns``)
+Playing seats in the engine. :func:`play_range` / :func:`play_kernel` (``GreedyAgent.play_turns``)
 run the decision inside the compiled engine: for each listed game, while one of the agent's seats is
 to act, the engine's own ``observe_range`` builds that seat's observation, :func:`decide_row`
 decides and ``step_range`` steps the game, so a whole turn costs one Python call instead of one per
@@ -29,6 +31,13 @@ nothing.
 
 First use compiles these kernels (about a minute on the shared 2-core machine; the engine's kernels
 are a separate cache entry); later processes load them from ``__pycache__``.
+
+Modes. ``params[PARAM_MODE]`` picks the rules: ``MODE_COUNTER`` (:func:`agent_params`) or
+``MODE_GREEDY`` (:func:`greedy_params`: greedy's reveal-or-call with its call threshold, its pile choice
+without counter's look-ahead at remove cards, sure-trophy bonus or harm to the next player). Both share
+the decoding, the risk model (:func:`_pool_all_good`), the pile look-ahead (:func:`_own_value`), the
+tie-breaks, the fallback and the play kernels; ``greedy`` breaks ties the same way (keys from its own
+generator, uniform over each tie set).
 
 Every float the scores are made of is computed in the reference's order (products of the exact
 hypergeometric factors; integer sums divided once), so scores are equal bit for bit, not only close.
@@ -79,7 +88,10 @@ OFFSET_SECTIONS = ("phase", "pending_card", "pending_slot", "pile_tops", "layout
 
 # Indices into the ``params`` argument (the agent's parameters as float64).
 PARAM_CALL, PARAM_ENDGAME, PARAM_ENDGAME_TROPHIES, PARAM_KNOWN_WEIGHT, PARAM_HARM_WEIGHT, PARAM_REFILL = 0, 3, 6, 7, 8, 9
-NUM_PARAMS = 10
+PARAM_MODE, PARAM_GREEDY_THRESHOLD = 10, 11
+NUM_PARAMS = 12
+MODE_COUNTER, MODE_GREEDY = 0, 1
+"""``params[PARAM_MODE]``: counter's rules or greedy's (``greedy``, ``risk_caller``)."""
 
 
 def layout_offsets(layout) -> np.ndarray:
@@ -99,6 +111,18 @@ def agent_params(call_threshold, endgame_threshold, endgame_trophies, known_weig
     out[PARAM_KNOWN_WEIGHT] = known_weight
     out[PARAM_HARM_WEIGHT] = harm_weight
     out[PARAM_REFILL] = 1.0 if refill_attack else 0.0
+    out[PARAM_MODE] = MODE_COUNTER
+    return out
+
+
+def greedy_params(threshold) -> np.ndarray:
+    """``float64 [12]``: ``greedy``'s (``threshold`` 1) or ``risk_caller``'s parameters: greedy's rules
+    (``MODE_GREEDY``), calling when the exact success chance is at least ``threshold``; own known
+    cards kept playable weigh 1 in its pile choice, as in ``GreedyAgent._pile_scores``."""
+    out = np.zeros(NUM_PARAMS, np.float64)
+    out[PARAM_MODE] = MODE_GREEDY
+    out[PARAM_GREEDY_THRESHOLD] = threshold
+    out[PARAM_KNOWN_WEIGHT] = 1.0
     return out
 
 
@@ -187,9 +211,11 @@ def _after(counts, gained, compat, remove, x, f):
 
 @njit(cache=True, _nrt=False)
 def _own_value(counts, gained, compat, fitters, n_fitters, remove, own_face, known, unknown, pool_by_face,
-               pool_total, known_weight, out, q):
+               pool_total, known_weight, sure_bonus, out, q):
     """``CounterAgent._own_value`` for one row, into ``out [36]``; also leaves ``q [36]`` (the share of
-    the pool that fits after each cover).
+    the pool that fits after each cover). ``sure_bonus`` is counter's 10 for a sure trophy in reach;
+    greedy's pile score (``GreedyAgent._pile_scores``) is this with weight 1, bonus 0 and ``remove``
+    False (adding 0.0 changes no bit).
 
     A card of face x fits after the cover of pile f when ``counts[x] - compat[x, f] + gained[x] > 0``
     (``_after``): always when ``counts[x] + gained[x] >= 2``, never when it is 0, and when it is 1 only
@@ -229,7 +255,7 @@ def _own_value(counts, gained, compat, fitters, n_fitters, remove, own_face, kno
                     pool_fit -= pool_by_face[x]
         q[f] = pool_fit / denominator
         sure = 1.0 if (u == 0 and k - n_known <= 3) else 0.0
-        out[f] = known_weight * n_known + u * q[f] + 10.0 * sure
+        out[f] = known_weight * n_known + u * q[f] + sure_bonus * sure
 
 
 @njit(cache=True, _nrt=False)
@@ -301,7 +327,11 @@ def decide_row(obs, mask, keys, num_players, offsets, compat, type_face, type_is
             unknown[s] = state[0, s] == SLOT_UNKNOWN
             known[s] = state[0, s] == SLOT_KNOWN
         known_weight = params[PARAM_KNOWN_WEIGHT]
-        if is_main:
+        greedy = params[PARAM_MODE] == MODE_GREEDY
+        if is_main and greedy:
+            action = _greedy_main(mask, keys, P, params, state, face, slot_pool, earlier_type, counts, current, good,
+                                  known, unknown, allowed6, zeros6)
+        elif is_main:
             action = _main(mask, keys, P, compat, fitters, n_fitters, type_face, type_is_prize, params, state, face, function, slot_pool,
                            earlier_type, tops, counts, pool, current, pool_by_face, pool_total, good, gained, score6,
                            allowed6, own, q, known, unknown, others, _count(obs, offsets[OFF_TABLE_COUNTS] + 2), fit,
@@ -313,12 +343,13 @@ def decide_row(obs, mask, keys, num_players, offsets, compat, type_face, type_is
                 pending_slot = _argmax(obs, offsets[OFF_PENDING_SLOT], SLOTS)
             # ---- pile choice (CounterAgent._pile_scores)
             _cover(counts, compat, pending_face, gained)
-            remove = pending_function == FUNCTION_REMOVE
+            # greedy's look-ahead treats a remove card like any other (GreedyAgent._after_cover).
+            remove = pending_function == FUNCTION_REMOVE and not greedy
             for s in range(SLOTS):
                 others[s] = known[s] and s != pending_slot
                 no_slots[s] = unknown[s] and s != pending_slot
             _own_value(counts, gained, compat, fitters, n_fitters, remove, face[0], others, no_slots, pool_by_face,
-                       float(pool_total), known_weight, own, q)
+                       float(pool_total), known_weight, 0.0 if greedy else 10.0, own, q)
             n_next_unknown = 0
             for s in range(SLOTS):
                 if state[1, s] == SLOT_UNKNOWN:
@@ -329,13 +360,16 @@ def decide_row(obs, mask, keys, num_players, offsets, compat, type_face, type_is
                     clearing = False
             harm_weight = params[PARAM_HARM_WEIGHT]
             for f in range(NUM_FACES):
+                allowed36[f] = mask[ACTION_PLACE_BASE + f]
+                if greedy:  # GreedyAgent._pile_scores: own prospects only
+                    score36[f] = own[f]
+                    continue
                 n_fit = 0
                 for s in range(SLOTS):
                     if state[1, s] == SLOT_KNOWN and _after(counts, gained, compat, remove, face[1, s], f):
                         n_fit += 1
                 harm = n_fit + n_next_unknown * q[f]
                 score36[f] = -harm if clearing else own[f] - harm_weight * harm
-                allowed36[f] = mask[ACTION_PLACE_BASE + f]
             action = ACTION_PLACE_BASE + _pick(score36, allowed36, keys, NUM_FACES)
     if not mask[action]:
         # The reference's fallback (sample_masked): uniform among the legal actions, here the legal
@@ -347,34 +381,12 @@ def decide_row(obs, mask, keys, num_players, offsets, compat, type_face, type_is
     return action
 
 
-@njit(cache=True, _nrt=False)
-def _main(mask, keys, P, compat, fitters, n_fitters, type_face, type_is_prize, params, state, face, function, slot_pool, earlier_type,
-          tops, counts, pool, current, pool_by_face, pool_total, good, gained, score6, allowed6, own, q, known,
-          unknown, others, trophies_left, fit, zeros):
-    """``CounterAgent._main`` for one row: reveal or call."""
-    T = pool.shape[0]
-    u = 0
-    k = 0
-    n_fit = 0
-    any_legal = False
-    any_fit = False
-    any_reveal_unknown = False
-    for s in range(SLOTS):
-        if unknown[s]:
-            u += 1
-        if state[0, s] != SLOT_EMPTY:
-            k += 1
-        legal = mask[s]
-        any_legal |= legal
-        fit[s] = legal and known[s] and counts[face[0, s]] > 0
-        if fit[s]:
-            n_fit += 1
-            any_fit = True
-        if legal and unknown[s]:
-            any_reveal_unknown = True
-    can_call = mask[ACTION_CALL]
-
-    # The exact chance that the unknown cards fit nothing now, pool by pool (risk.pool_all_good_probability).
+@njit(cache=True, inline="always")
+def _pool_all_good(P, current, good, slot_pool, earlier_type):
+    """``risk.pool_all_good_probability`` for seat 0 of one row: the exact chance that the seat's
+    unknown cards fit nothing now, each drawn from its own shuffle's pool (NaN where a pool holds
+    fewer cards than are drawn from it)."""
+    T = current.shape[0]
     n0 = 0
     g0 = 0
     u0 = 0
@@ -404,7 +416,72 @@ def _main(mask, keys, P, compat, fitters, n_fitters, type_face, type_is_prize, p
                     if earlier_type[p, s] >= 0 and good[earlier_type[p, s]]:
                         gk += 1
         p_now = p_now * _all_good(float(gk), float(nk), uk)
-    p_now = _nan0(p_now)
+    return p_now
+
+
+@njit(cache=True, _nrt=False)
+def _greedy_main(mask, keys, P, params, state, face, slot_pool, earlier_type, counts, current, good, known, unknown,
+                 allowed6, zeros):
+    """``GreedyAgent._main`` (and ``RiskCallerAgent``'s) for one row: a known fitting card first; else
+    call when the exact success chance (``risk.batch_call_success_probability``: 0 while some own known
+    card fits a pile) reaches the threshold, or is sure with no unknown card left to reveal; else reveal
+    an unknown card, else any legal card."""
+    any_fit = False  # some own known card fits a pile (legal or not): the call would fail
+    any_fit_legal = False
+    any_reveal_unknown = False
+    any_legal = False
+    for s in range(SLOTS):
+        fits = known[s] and counts[face[0, s]] > 0
+        any_fit |= fits
+        allowed6[s] = mask[s] and fits
+        any_fit_legal |= allowed6[s]
+        any_reveal_unknown |= mask[s] and unknown[s]
+        any_legal |= mask[s]
+    if any_fit_legal:
+        return _pick(zeros, allowed6, keys, SLOTS)
+    if mask[ACTION_CALL]:
+        p = 0.0 if any_fit else _nan0(_pool_all_good(P, current, good, slot_pool, earlier_type))
+        if p >= params[PARAM_GREEDY_THRESHOLD] or (not any_reveal_unknown and p >= 1.0):
+            return ACTION_CALL
+    if any_reveal_unknown:
+        for s in range(SLOTS):
+            allowed6[s] = mask[s] and unknown[s]
+        return _pick(zeros, allowed6, keys, SLOTS)
+    if any_legal:
+        for s in range(SLOTS):
+            allowed6[s] = mask[s]
+        return _pick(zeros, allowed6, keys, SLOTS)
+    return ACTION_CALL
+
+
+@njit(cache=True, _nrt=False)
+def _main(mask, keys, P, compat, fitters, n_fitters, type_face, type_is_prize, params, state, face, function, slot_pool, earlier_type,
+          tops, counts, pool, current, pool_by_face, pool_total, good, gained, score6, allowed6, own, q, known,
+          unknown, others, trophies_left, fit, zeros):
+    """``CounterAgent._main`` for one row: reveal or call."""
+    T = pool.shape[0]
+    u = 0
+    k = 0
+    n_fit = 0
+    any_legal = False
+    any_fit = False
+    any_reveal_unknown = False
+    for s in range(SLOTS):
+        if unknown[s]:
+            u += 1
+        if state[0, s] != SLOT_EMPTY:
+            k += 1
+        legal = mask[s]
+        any_legal |= legal
+        fit[s] = legal and known[s] and counts[face[0, s]] > 0
+        if fit[s]:
+            n_fit += 1
+            any_fit = True
+        if legal and unknown[s]:
+            any_reveal_unknown = True
+    can_call = mask[ACTION_CALL]
+
+    p_now = _nan0(_pool_all_good(P, current, good, slot_pool, earlier_type))
 
     level = min(max(u, 1), 3) - 1
     if u == 0:
@@ -485,7 +562,7 @@ def _known_fit_score(P, compat, fitters, n_fitters, state, face, function, tops,
         for r in range(SLOTS):
             others[r] = known[r] and r != s
         _own_value(counts, gained, compat, fitters, n_fitters, function[0, s] == FUNCTION_REMOVE, face[0], others,
-                   unknown, pool_by_face, float(pool_total), known_weight, own, q)
+                   unknown, pool_by_face, float(pool_total), known_weight, 10.0, own, q)
         best = -np.inf
         for f in range(NUM_FACES):
             if compat[c, f] and tops[f] > 0 and own[f] > best:
