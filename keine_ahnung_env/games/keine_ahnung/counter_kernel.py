@@ -420,6 +420,21 @@ def _pool_all_good(P, current, good, slot_pool, earlier_type):
 
 
 @njit(cache=True, _nrt=False)
+def _reveal_unknown_else_any(mask, unknown, any_reveal_unknown, any_legal, allowed6, zeros, keys):
+    """The last rules of both agents' reveal-or-call: a random legal unknown card, else any legal reveal
+    (every card left is a known misfit), else the call (the layout is empty)."""
+    if any_reveal_unknown:
+        for s in range(SLOTS):
+            allowed6[s] = mask[s] and unknown[s]
+        return _pick(zeros, allowed6, keys, SLOTS)
+    if any_legal:
+        for s in range(SLOTS):
+            allowed6[s] = mask[s]
+        return _pick(zeros, allowed6, keys, SLOTS)
+    return ACTION_CALL
+
+
+@njit(cache=True, _nrt=False)
 def _greedy_main(mask, keys, P, params, state, face, slot_pool, earlier_type, counts, current, good, known, unknown,
                  allowed6, zeros):
     """``GreedyAgent._main`` (and ``RiskCallerAgent``'s) for one row: a known fitting card first; else
@@ -443,15 +458,7 @@ def _greedy_main(mask, keys, P, params, state, face, slot_pool, earlier_type, co
         p = 0.0 if any_fit else _nan0(_pool_all_good(P, current, good, slot_pool, earlier_type))
         if p >= params[PARAM_GREEDY_THRESHOLD] or (not any_reveal_unknown and p >= 1.0):
             return ACTION_CALL
-    if any_reveal_unknown:
-        for s in range(SLOTS):
-            allowed6[s] = mask[s] and unknown[s]
-        return _pick(zeros, allowed6, keys, SLOTS)
-    if any_legal:
-        for s in range(SLOTS):
-            allowed6[s] = mask[s]
-        return _pick(zeros, allowed6, keys, SLOTS)
-    return ACTION_CALL
+    return _reveal_unknown_else_any(mask, unknown, any_reveal_unknown, any_legal, allowed6, zeros, keys)
 
 
 @njit(cache=True, _nrt=False)
@@ -537,15 +544,7 @@ def _main(mask, keys, P, compat, fitters, n_fitters, type_face, type_is_prize, p
         return _pick(_known_fit_score(P, compat, fitters, n_fitters, state, face, function, tops, counts, pool_by_face, pool_total,
                                       gained, own, q, known, unknown, others, params[PARAM_KNOWN_WEIGHT], score6),
                      fit, keys, SLOTS)
-    if any_reveal_unknown:
-        for s in range(SLOTS):
-            allowed6[s] = mask[s] and unknown[s]
-        return _pick(zeros, allowed6, keys, SLOTS)
-    if any_legal:
-        for s in range(SLOTS):
-            allowed6[s] = mask[s]
-        return _pick(zeros, allowed6, keys, SLOTS)
-    return ACTION_CALL
+    return _reveal_unknown_else_any(mask, unknown, any_reveal_unknown, any_legal, allowed6, zeros, keys)
 
 
 @njit(cache=True, _nrt=False)
