@@ -112,6 +112,24 @@ def _reference(agent: CounterAgent, obs, mask, keys):
     return out
 
 
+def check_kernel_equals_reference(kernel, reference, obs, mask, rng, label):
+    """Both agents decide ``obs``/``mask`` with the same tie-break keys (from ``rng``): the kernel
+    chooses the reference's action on every row the reference decides, and elsewhere a legal action
+    (0 where none is legal). Returns the kernel's actions, the keys and the decided rows."""
+    keys = rng.random((obs.shape[0], NUM_ACTIONS))
+    expected = _reference(reference, obs, mask, keys)
+    kernel.rng = _Keys(keys)
+    got = kernel.act(obs, mask)
+    decided = expected >= 0
+    bad = np.flatnonzero(decided & (got != expected))
+    assert bad.size == 0, (label, bad[:5], got[bad[:5]], expected[bad[:5]])
+    legal_any = mask.any(1)
+    rows = np.flatnonzero(~decided)
+    assert (got[rows][~legal_any[rows]] == 0).all()
+    assert mask[rows[legal_any[rows]], got[rows][legal_any[rows]]].all()
+    return got, keys, decided
+
+
 def test_positions_cover_every_phase_and_table(positions):
     for P, options, obs, mask in positions:
         main, place = _decided(obs, mask, Rules.make(P, **options).tables())
@@ -131,18 +149,8 @@ def test_kernel_equals_reference_given_the_same_tie_break_keys(positions, params
         kernel = CounterAgent(deck=deck, **params)
         reference = CounterAgent(deck=deck, compiled=False, **params)
         assert kernel.compiled and not reference.compiled
-        keys = np.random.default_rng(P).random((obs.shape[0], NUM_ACTIONS))
-        expected = _reference(reference, obs, mask, keys)
-        kernel.rng = _Keys(keys)
-        got = kernel.act(obs, mask)
-        decided = expected >= 0
-        bad = np.flatnonzero(decided & (got != expected))
-        assert bad.size == 0, (P, options, bad[:5], got[bad[:5]], expected[bad[:5]])
-        # Rows the reference does not decide: a legal action, or 0 when none is legal.
-        legal_any = mask.any(1)
-        rows = np.flatnonzero(~decided)
-        assert (got[rows][~legal_any[rows]] == 0).all()
-        assert mask[rows[legal_any[rows]], got[rows][legal_any[rows]]].all()
+        got, keys, _ = check_kernel_equals_reference(kernel, reference, obs, mask, np.random.default_rng(P),
+                                                     (P, options))
         # Small batches run a serial loop, large ones the parallel kernel: the same actions.
         kernel.rng = _Keys(keys[:100])
         assert (kernel.act(obs[:100], mask[:100]) == got[:100]).all()

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from test_counter_kernel import (  # noqa: E402 (tests/ is on sys.path under pytest)
-    SMALL_DECK, VARIANTS, _collect, _Keys, _reference, check_play_turns_against_act,
+    SMALL_DECK, VARIANTS, _collect, _Keys, _reference, check_kernel_equals_reference, check_play_turns_against_act,
 )
 
 import agents
@@ -50,17 +50,8 @@ def test_kernel_equals_reference_given_the_same_tie_break_keys(positions, name):
         kernel = AGENTS[name](deck=deck)
         reference = AGENTS[name](deck=deck, compiled=False)
         assert kernel.compiled and not reference.compiled and kernel.name == reference.name
-        keys = np.random.default_rng(P).random((obs.shape[0], NUM_ACTIONS))
-        expected = _reference(reference, obs, mask, keys)
-        kernel.rng = _Keys(keys)
-        got = kernel.act(obs, mask)
-        decided = expected >= 0
-        bad = np.flatnonzero(decided & (got != expected))
-        assert bad.size == 0, (name, P, options, bad[:5], got[bad[:5]], expected[bad[:5]])
-        legal_any = mask.any(1)
-        rows = np.flatnonzero(~decided)
-        assert (got[rows][~legal_any[rows]] == 0).all()
-        assert mask[rows[legal_any[rows]], got[rows][legal_any[rows]]].all()
+        got, keys, decided = check_kernel_equals_reference(kernel, reference, obs, mask, np.random.default_rng(P),
+                                                           (name, P, options))
         kernel.rng = _Keys(keys[:100])  # the serial loop (small batch) agrees with the parallel kernel
         assert (kernel.act(obs[:100], mask[:100]) == got[:100]).all()
         calls += int((decided & (got == ACTION_CALL)).sum())
