@@ -130,6 +130,21 @@ def check_kernel_equals_reference(kernel, reference, obs, mask, rng, label):
     return got, keys, decided
 
 
+def reference_tie_sets(reference, obs, mask, rng):
+    """[B, 44] bool: the actions the reference ties for best on each row it decides. Each column in turn
+    gets the top tie-break key (the others low keys from ``rng``): the action the reference then picks is
+    that column exactly when the column ties for the best score."""
+    base = rng.random((obs.shape[0], NUM_ACTIONS)) * 0.5
+    tie_sets = np.zeros((obs.shape[0], NUM_ACTIONS), bool)
+    for c in range(36):  # a pick reads keys[:, :6] (slots) or keys[:, :36] (piles)
+        keys = base.copy()
+        keys[:, c] = 1.0
+        chosen = _reference(reference, obs, mask, keys)
+        rows = np.flatnonzero(chosen >= 0)
+        tie_sets[rows, chosen[rows]] = True
+    return tie_sets
+
+
 def test_positions_cover_every_phase_and_table(positions):
     for P, options, obs, mask in positions:
         main, place = _decided(obs, mask, Rules.make(P, **options).tables())
@@ -162,16 +177,7 @@ def test_kernel_with_its_own_generator_is_the_reference_or_one_of_its_ties(posit
         obs, mask = obs[::12], mask[::12]
         deck = options.get("deck")
         reference = CounterAgent(deck=deck, compiled=False)
-        base = np.random.default_rng(P).random((obs.shape[0], NUM_ACTIONS)) * 0.5
-        # The reference's tie set: give each column in turn the top key; the action it then picks is
-        # that column exactly when the column ties for the best score.
-        tie_sets = np.zeros((obs.shape[0], NUM_ACTIONS), bool)
-        for c in range(36):  # a pick reads keys[:, :6] (slots) or keys[:, :36] (piles)
-            keys = base.copy()
-            keys[:, c] = 1.0
-            chosen = _reference(reference, obs, mask, keys)
-            rows = np.flatnonzero(chosen >= 0)
-            tie_sets[rows, chosen[rows]] = True
+        tie_sets = reference_tie_sets(reference, obs, mask, np.random.default_rng(P))
         decided = tie_sets.any(1)
         unique = tie_sets.sum(1) == 1
         got = CounterAgent(seed=P, deck=deck).act(obs, mask)

@@ -20,6 +20,7 @@ import pytest
 
 from test_counter_kernel import (  # noqa: E402 (tests/ is on sys.path under pytest)
     SMALL_DECK, VARIANTS, _collect, _Keys, _reference, check_kernel_equals_reference, check_play_turns_against_act,
+    reference_tie_sets,
 )
 
 import agents
@@ -67,14 +68,7 @@ def test_kernel_with_its_own_generator_is_one_of_the_reference_ties(positions):
         obs, mask = obs[::6], mask[::6]
         deck = options.get("deck")
         reference = RiskCallerAgent(0.5, deck=deck, compiled=False)
-        base = np.random.default_rng(P).random((obs.shape[0], NUM_ACTIONS)) * 0.5
-        tie_sets = np.zeros((obs.shape[0], NUM_ACTIONS), bool)
-        for c in range(36):  # each column in turn gets the top key: the pick is that column iff it ties
-            keys = base.copy()
-            keys[:, c] = 1.0
-            chosen = _reference(reference, obs, mask, keys)
-            rows = np.flatnonzero(chosen >= 0)
-            tie_sets[rows, chosen[rows]] = True
+        tie_sets = reference_tie_sets(reference, obs, mask, np.random.default_rng(P))
         decided = tie_sets.any(1)
         got = RiskCallerAgent(0.5, seed=P, deck=deck).act(obs, mask)
         assert tie_sets[np.flatnonzero(decided), got[decided]].all(), P

@@ -15,20 +15,25 @@ from keine_ahnung_env.replay import Replay
 from training import viewer
 
 
+def record(folder, env: str, players: int, seed: int):
+    """A game of random moves saved as a replay ``folder/<env>.json`` (also used by the browser tests)."""
+    spec = registry.game_spec(env, players)
+    core = spec.make_core(1, 0)
+    core.seed(seed, game_ids=[0])
+    core.reset_games(np.zeros(1, np.intp))
+    rng, actions = np.random.default_rng(seed), []
+    while not core.done[0]:
+        actions.append(int(rng.choice(np.flatnonzero(core.legal_mask[0]))))
+        core.step(np.array([actions[-1]]))
+    return Replay.record(spec, core, 0, seed, 0, ["random"] * players, actions).save(folder / f"{env}.json")
+
+
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     """Two recorded games: a gap game and a Keine Ahnung game (3 players each, random agents)."""
     out = tmp_path_factory.mktemp("viewer_replays")
     for env, seed in (("gap_v0", 1), ("keine_ahnung_v0", 2)):
-        spec = registry.game_spec(env, 3)
-        core = spec.make_core(1, 0)
-        core.seed(seed, game_ids=[0])
-        core.reset_games(np.zeros(1, np.intp))
-        rng, actions = np.random.default_rng(seed), []
-        while not core.done[0]:
-            actions.append(int(rng.choice(np.flatnonzero(core.legal_mask[0]))))
-            core.step(np.array([actions[-1]]))
-        Replay.record(spec, core, 0, seed, 0, ["random"] * 3, actions).save(out / f"{env}.json")
+        record(out, env, 3, seed)
     (out / "broken.json").write_text("{not json")
     return out
 

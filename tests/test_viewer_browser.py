@@ -15,10 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from keine_ahnung_env import registry
 from keine_ahnung_env.pictures import table_scene
 from keine_ahnung_env.replay import Replay
 from training import viewer
+
+from test_viewer import record  # noqa: E402 (tests/ is on sys.path under pytest)
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -28,19 +29,6 @@ TIMEOUT_MS = 20_000
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason=f"Chromium is missing at {CHROMIUM}: install it with "
                                        "`apt-get install -y chromium` (.ci/run does)")
-
-
-def record(folder: Path, env: str, players: int, seed: int) -> Path:
-    """A game of random moves saved as a replay."""
-    spec = registry.game_spec(env, players)
-    core = spec.make_core(1, 0)
-    core.seed(seed, game_ids=[0])
-    core.reset_games(np.zeros(1, np.intp))
-    rng, actions = np.random.default_rng(seed), []
-    while not core.done[0]:
-        actions.append(int(rng.choice(np.flatnonzero(core.legal_mask[0]))))
-        core.step(np.array([actions[-1]]))
-    return Replay.record(spec, core, 0, seed, 0, ["random"] * players, actions).save(folder / f"{env}.json")
 
 
 @pytest.fixture(scope="module")
