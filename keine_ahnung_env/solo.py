@@ -284,7 +284,6 @@ class LearnerGames:
                 if play(core, idx, self.lineup[idx] == j):
                     # Only the step that ends a game pays, so a game's rewards now are its last step's.
                     collected[idx] += core.rewards[idx, self.learner_seat[idx]]
-                    opp[idx] = False
                     played = True
             if played:
                 continue  # the turn passed on in those games: look again at who is to act

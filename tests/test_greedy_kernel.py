@@ -76,6 +76,19 @@ def test_kernel_with_its_own_generator_is_one_of_the_reference_ties(positions):
     assert ties_seen > 300
 
 
+def test_a_threshold_changed_after_the_first_act_is_used(positions):
+    # The kernel's parameters come from the agent's attributes at every call, as the NumPy methods read them.
+    P, options, obs, mask = positions[2]
+    deck = options.get("deck")
+    kernel = RiskCallerAgent(0.0, deck=deck)
+    kernel.act(obs[:50], mask[:50])
+    kernel.threshold = 1.0
+    got, _, decided = check_kernel_equals_reference(kernel, RiskCallerAgent(1.0, deck=deck, compiled=False), obs, mask,
+                                                    np.random.default_rng(P), ("threshold changed", P))
+    calls_at_zero = RiskCallerAgent(0.0, deck=deck, seed=P).act(obs, mask) == ACTION_CALL
+    assert (decided & calls_at_zero & (got != ACTION_CALL)).sum() > 100  # the change mattered
+
+
 def test_version_1_observations_decode_the_same(positions):
     P, options, obs, mask = positions[2]
     layout = ObservationLayout.make(P, Rules.make(P).tables().num_types, version=1)

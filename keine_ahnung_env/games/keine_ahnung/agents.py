@@ -241,8 +241,10 @@ class GreedyAgent(KeineAhnungAgent):
         if self._kernel_tables is None:
             t = self.tables
             self._kernel_tables = (t.compat.astype(np.int64), t.type_face.astype(np.int64),
-                                   np.ascontiguousarray(t.type_is_prize, np.bool_), self._kernel_params(), {})
-        compat, type_face, type_is_prize, params, layouts = self._kernel_tables
+                                   np.ascontiguousarray(t.type_is_prize, np.bool_), {})
+        compat, type_face, type_is_prize, layouts = self._kernel_tables
+        # Built at every call from the agent's attributes (a dozen floats), as the NumPy methods read them.
+        params = self._kernel_params()
         if width not in layouts:
             layout = layout_for(width, self.tables)
             layouts[width] = (layout.num_players, ck.layout_offsets(layout))

@@ -103,7 +103,7 @@ def layout_offsets(layout) -> np.ndarray:
 
 def agent_params(call_threshold, endgame_threshold, endgame_trophies, known_weight, harm_weight,
                  refill_attack) -> np.ndarray:
-    """``float64 [10]``: the agent's parameters in the kernel's order (``PARAM_*``)."""
+    """``float64 [NUM_PARAMS]``: ``counter``'s parameters in the kernel's order (``PARAM_*``, ``MODE_COUNTER``)."""
     out = np.zeros(NUM_PARAMS, np.float64)
     out[PARAM_CALL:PARAM_CALL + 3] = call_threshold
     out[PARAM_ENDGAME:PARAM_ENDGAME + 3] = endgame_threshold
@@ -116,7 +116,7 @@ def agent_params(call_threshold, endgame_threshold, endgame_trophies, known_weig
 
 
 def greedy_params(threshold) -> np.ndarray:
-    """``float64 [12]``: ``greedy``'s (``threshold`` 1) or ``risk_caller``'s parameters: greedy's rules
+    """``float64 [NUM_PARAMS]``: ``greedy``'s (``threshold`` 1) or ``risk_caller``'s parameters: greedy's rules
     (``MODE_GREEDY``), calling when the exact success chance is at least ``threshold``; own known
     cards kept playable weigh 1 in its pile choice, as in ``GreedyAgent._pile_scores``."""
     out = np.zeros(NUM_PARAMS, np.float64)
