@@ -109,7 +109,6 @@ def _consts(rules: Rules, layout: ObservationLayout) -> K.Consts:
     off = {name: layout.slice(name).start for name, _ in layout.sections}
     return K.Consts(
         face=np.append(t.face, NO_FACE).astype(np.int16),
-        compat=np.ascontiguousarray(t.compat),
         fit_faces=(t.compat[:, :NUM_FACES].astype(np.int64) << np.arange(NUM_FACES, dtype=np.int64)).sum(axis=1),
         is_prize=np.ascontiguousarray(t.is_prize),
         function=np.ascontiguousarray(t.function),

@@ -65,8 +65,7 @@ State = collections.namedtuple("State", STATE_FIELDS)
 
 Consts = collections.namedtuple("Consts", (
     "face",          # [N + 1] int16: face of each card, NO_FACE for prizes and for card -1
-    "compat",        # [37, 37] bool: a card of face a fits a pile topped by face b
-    "fit_faces",     # [37] int64: compat[a] as bits (bit b = face b, b < 36)
+    "fit_faces",     # [37] int64: the pile-top faces a card of face a fits, as bits (bit b = face b, b < 36)
     "is_prize",      # [N] bool
     "function",      # [N] int8: FUNCTION_* code
     "prize_value",   # [N] int16
