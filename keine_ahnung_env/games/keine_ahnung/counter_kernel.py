@@ -266,111 +266,78 @@ def _cover(counts, compat, face, gained):
         gained[x] = compat[x, c]
 
 
-@njit(cache=True, _nrt=False)
-def decide_row(obs, mask, keys, num_players, offsets, compat, type_face, type_is_prize, params, w):
-    """``CounterAgent``'s action for one row (``act`` of the reference, fallback included). ``w`` is the
-    range's scratch (:func:`_scratch`)."""
+@njit(cache=True, inline="always", _nrt=False)
+def _decode_row(obs, num_players, offsets, type_face, type_is_prize, w):
+    """``risk.decode`` of one observation row into the scratch ``w`` (:func:`_scratch`): the slot states,
+    faces and functions of every relative seat, the pile tops, the unknown-card pool and each earlier
+    shuffle's cards, how many pile tops each face fits (``counts``), the pool by face, the good
+    (non-fitting number) types and seat 0's known / unknown slots; returns the pool's size. Shared by
+    the decision (:func:`decide_row`) and the policy features (:func:`features_row`)."""
     (state, face, function, slot_pool, earlier_type, tops, counts, pool, current, pool_by_face, good,
      gained, score6, allowed6, score36, allowed36, own, q, known, unknown, others, no_slots, fitters, n_fitters, fit,
      zeros6) = w
     P = num_players
     T = pool.shape[0]
+    o = offsets[OFF_LAYOUTS]
+    for p in range(P):
+        for s in range(SLOTS):
+            base = o + (p * SLOTS + s) * SLOT_FEATURES
+            st = _argmax(obs, base, 3)
+            fc, fn = _card(obs, base + 3)
+            state[p, s] = st
+            face[p, s] = fc if st == SLOT_KNOWN else NO_FACE
+            function[p, s] = fn if st == SLOT_KNOWN else 0
+    for f in range(NUM_FACES):
+        tops[f] = _count(obs, offsets[OFF_PILE_TOPS] + f)
+    for t in range(T):
+        pool[t] = _count(obs, offsets[OFF_UNKNOWN_CARDS] + t)
+        current[t] = pool[t]
+    for p in range(P):
+        for s in range(SLOTS):
+            slot_pool[p, s] = 0 if state[p, s] == SLOT_UNKNOWN else -1
+            earlier_type[p, s] = -1
+    if offsets[OFF_EARLIER_POOL] >= 0:  # observation version 2: earlier shuffles' pools
+        for p in range(P):
+            for s in range(SLOTS):
+                number = _count(obs, offsets[OFF_EARLIER_POOL] + p * SLOTS + s)
+                et = _count(obs, offsets[OFF_EARLIER_POOL_CARDS] + p * SLOTS + s) - 1
+                if state[p, s] == SLOT_UNKNOWN and number > 0 and 0 <= et < T:
+                    earlier_type[p, s] = et
+                    slot_pool[p, s] = number
+                    current[et] -= 1
+    # ---- how many pile tops each face fits (risk.face_fit_counts)
+    for x in range(NUM_FACES + 1):
+        counts[x] = 0
+    for f in range(NUM_FACES):
+        if tops[f]:
+            for i in range(n_fitters[f]):
+                counts[fitters[f, i]] += tops[f]
+    pool_total = 0
+    for x in range(NUM_FACES + 1):
+        pool_by_face[x] = 0
+    for t in range(T):
+        pool_total += pool[t]
+        pool_by_face[type_face[t]] += pool[t]
+        good[t] = not counts[type_face[t]] > 0 and not type_is_prize[t]
+    for s in range(SLOTS):
+        unknown[s] = state[0, s] == SLOT_UNKNOWN
+        known[s] = state[0, s] == SLOT_KNOWN
+    return pool_total
+
+
+@njit(cache=True, _nrt=False)
+def decide_row(obs, mask, keys, num_players, offsets, compat, type_face, type_is_prize, params, w):
+    """``CounterAgent``'s action for one row (``act`` of the reference, fallback included). ``w`` is the
+    range's scratch (:func:`_scratch`)."""
     phase = _argmax(obs, offsets[OFF_PHASE], NUM_PHASES)
     is_main = phase == MAIN and _any(mask, 0, ACTION_PLACE_BASE)
     is_place = (phase == PLACE_DRAWN or phase == PLACE_REVEALED) and _any(mask, ACTION_PLACE_BASE,
                                                                         NUM_ACTIONS - ACTION_PLACE_BASE)
     action = 0
     if is_main or is_place:
-        # ---- decode (risk.decode)
-        o = offsets[OFF_LAYOUTS]
-        for p in range(P):
-            for s in range(SLOTS):
-                base = o + (p * SLOTS + s) * SLOT_FEATURES
-                st = _argmax(obs, base, 3)
-                fc, fn = _card(obs, base + 3)
-                state[p, s] = st
-                face[p, s] = fc if st == SLOT_KNOWN else NO_FACE
-                function[p, s] = fn if st == SLOT_KNOWN else 0
-        for f in range(NUM_FACES):
-            tops[f] = _count(obs, offsets[OFF_PILE_TOPS] + f)
-        for t in range(T):
-            pool[t] = _count(obs, offsets[OFF_UNKNOWN_CARDS] + t)
-            current[t] = pool[t]
-        for p in range(P):
-            for s in range(SLOTS):
-                slot_pool[p, s] = 0 if state[p, s] == SLOT_UNKNOWN else -1
-                earlier_type[p, s] = -1
-        if offsets[OFF_EARLIER_POOL] >= 0:  # observation version 2: earlier shuffles' pools
-            for p in range(P):
-                for s in range(SLOTS):
-                    number = _count(obs, offsets[OFF_EARLIER_POOL] + p * SLOTS + s)
-                    et = _count(obs, offsets[OFF_EARLIER_POOL_CARDS] + p * SLOTS + s) - 1
-                    if state[p, s] == SLOT_UNKNOWN and number > 0 and 0 <= et < T:
-                        earlier_type[p, s] = et
-                        slot_pool[p, s] = number
-                        current[et] -= 1
-        # ---- how many pile tops each face fits (risk.face_fit_counts)
-        for x in range(NUM_FACES + 1):
-            counts[x] = 0
-        for f in range(NUM_FACES):
-            if tops[f]:
-                for i in range(n_fitters[f]):
-                    counts[fitters[f, i]] += tops[f]
-        pool_total = 0
-        for x in range(NUM_FACES + 1):
-            pool_by_face[x] = 0
-        for t in range(T):
-            pool_total += pool[t]
-            pool_by_face[type_face[t]] += pool[t]
-            good[t] = not counts[type_face[t]] > 0 and not type_is_prize[t]
-        for s in range(SLOTS):
-            unknown[s] = state[0, s] == SLOT_UNKNOWN
-            known[s] = state[0, s] == SLOT_KNOWN
-        known_weight = params[PARAM_KNOWN_WEIGHT]
-        greedy = params[PARAM_MODE] == MODE_GREEDY
-        if is_main and greedy:
-            action = _greedy_main(mask, keys, P, params, state, face, slot_pool, earlier_type, counts, current, good,
-                                  known, unknown, allowed6, zeros6)
-        elif is_main:
-            action = _main(mask, keys, P, compat, fitters, n_fitters, type_face, type_is_prize, params, state, face, function, slot_pool,
-                           earlier_type, tops, counts, pool, current, pool_by_face, pool_total, good, gained, score6,
-                           allowed6, own, q, known, unknown, others, _count(obs, offsets[OFF_TABLE_COUNTS] + 2), fit,
-                           zeros6)
-        else:
-            pending_face, pending_function = _card(obs, offsets[OFF_PENDING_CARD])
-            pending_slot = -1
-            if _any(obs, offsets[OFF_PENDING_SLOT], SLOTS):
-                pending_slot = _argmax(obs, offsets[OFF_PENDING_SLOT], SLOTS)
-            # ---- pile choice (CounterAgent._pile_scores)
-            _cover(counts, compat, pending_face, gained)
-            # greedy's look-ahead treats a remove card like any other (GreedyAgent._after_cover).
-            remove = pending_function == FUNCTION_REMOVE and not greedy
-            for s in range(SLOTS):
-                others[s] = known[s] and s != pending_slot
-                no_slots[s] = unknown[s] and s != pending_slot
-            _own_value(counts, gained, compat, fitters, n_fitters, remove, face[0], others, no_slots, pool_by_face,
-                       float(pool_total), known_weight, 0.0 if greedy else 10.0, own, q)
-            n_next_unknown = 0
-            for s in range(SLOTS):
-                if state[1, s] == SLOT_UNKNOWN:
-                    n_next_unknown += 1
-            clearing = pending_slot >= 0
-            for s in range(SLOTS):
-                if others[s] or no_slots[s]:
-                    clearing = False
-            harm_weight = params[PARAM_HARM_WEIGHT]
-            for f in range(NUM_FACES):
-                allowed36[f] = mask[ACTION_PLACE_BASE + f]
-                if greedy:  # GreedyAgent._pile_scores: own prospects only
-                    score36[f] = own[f]
-                    continue
-                n_fit = 0
-                for s in range(SLOTS):
-                    if state[1, s] == SLOT_KNOWN and _after(counts, gained, compat, remove, face[1, s], f):
-                        n_fit += 1
-                harm = n_fit + n_next_unknown * q[f]
-                score36[f] = -harm if clearing else own[f] - harm_weight * harm
-            action = ACTION_PLACE_BASE + _pick(score36, allowed36, keys, NUM_FACES)
+        pool_total = _decode_row(obs, num_players, offsets, type_face, type_is_prize, w)
+        action = _decide_decoded(obs, mask, keys, num_players, offsets, compat, type_face, type_is_prize, params, w,
+                                 is_main, pool_total)
     if not mask[action]:
         # The reference's fallback (sample_masked): uniform among the legal actions, here the legal
         # action with the largest key; 0 when none is legal.
@@ -378,6 +345,63 @@ def decide_row(obs, mask, keys, num_players, offsets, compat, type_face, type_is
         for a in range(NUM_ACTIONS):
             if mask[a] and keys[a] > best:
                 best, action = keys[a], a
+    return action
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _decide_decoded(obs, mask, keys, num_players, offsets, compat, type_face, type_is_prize, params, w, is_main,
+                    pool_total):
+    """The reveal-or-call (``is_main``) or pile choice of :func:`decide_row`, from the decoded row in ``w``."""
+    (state, face, function, slot_pool, earlier_type, tops, counts, pool, current, pool_by_face, good,
+     gained, score6, allowed6, score36, allowed36, own, q, known, unknown, others, no_slots, fitters, n_fitters, fit,
+     zeros6) = w
+    P = num_players
+    action = 0
+    known_weight = params[PARAM_KNOWN_WEIGHT]
+    greedy = params[PARAM_MODE] == MODE_GREEDY
+    if is_main and greedy:
+        action = _greedy_main(mask, keys, P, params, state, face, slot_pool, earlier_type, counts, current, good,
+                              known, unknown, allowed6, zeros6)
+    elif is_main:
+        action = _main(mask, keys, P, compat, fitters, n_fitters, type_face, type_is_prize, params, state, face, function, slot_pool,
+                       earlier_type, tops, counts, pool, current, pool_by_face, pool_total, good, gained, score6,
+                       allowed6, own, q, known, unknown, others, _count(obs, offsets[OFF_TABLE_COUNTS] + 2), fit,
+                       zeros6)
+    else:
+        pending_face, pending_function = _card(obs, offsets[OFF_PENDING_CARD])
+        pending_slot = -1
+        if _any(obs, offsets[OFF_PENDING_SLOT], SLOTS):
+            pending_slot = _argmax(obs, offsets[OFF_PENDING_SLOT], SLOTS)
+        # ---- pile choice (CounterAgent._pile_scores)
+        _cover(counts, compat, pending_face, gained)
+        # greedy's look-ahead treats a remove card like any other (GreedyAgent._after_cover).
+        remove = pending_function == FUNCTION_REMOVE and not greedy
+        for s in range(SLOTS):
+            others[s] = known[s] and s != pending_slot
+            no_slots[s] = unknown[s] and s != pending_slot
+        _own_value(counts, gained, compat, fitters, n_fitters, remove, face[0], others, no_slots, pool_by_face,
+                   float(pool_total), known_weight, 0.0 if greedy else 10.0, own, q)
+        n_next_unknown = 0
+        for s in range(SLOTS):
+            if state[1, s] == SLOT_UNKNOWN:
+                n_next_unknown += 1
+        clearing = pending_slot >= 0
+        for s in range(SLOTS):
+            if others[s] or no_slots[s]:
+                clearing = False
+        harm_weight = params[PARAM_HARM_WEIGHT]
+        for f in range(NUM_FACES):
+            allowed36[f] = mask[ACTION_PLACE_BASE + f]
+            if greedy:  # GreedyAgent._pile_scores: own prospects only
+                score36[f] = own[f]
+                continue
+            n_fit = 0
+            for s in range(SLOTS):
+                if state[1, s] == SLOT_KNOWN and _after(counts, gained, compat, remove, face[1, s], f):
+                    n_fit += 1
+            harm = n_fit + n_next_unknown * q[f]
+            score36[f] = -harm if clearing else own[f] - harm_weight * harm
+        action = ACTION_PLACE_BASE + _pick(score36, allowed36, keys, NUM_FACES)
     return action
 
 
@@ -609,6 +633,114 @@ def decide_kernel(obs, mask, keys, out, num_players, offsets, compat, type_face,
     for c in prange(chunks):
         decide_range(obs, mask, keys, out, c * n // chunks, (c + 1) * n // chunks, num_players, offsets, compat,
                      type_face, type_is_prize, params)
+
+
+# ============================================================================ policy features
+
+HINT_WIDTH = 15
+"""The hint columns of the "hints" and "advice" feature sets (``features.py``)."""
+
+
+@njit(cache=True, _nrt=False)
+def features_row(obs, mask, keys, scale, advise, num_players, offsets, compat, type_face, type_is_prize, params, w,
+                 out):
+    """One row of the "hints" / "advice" policy features (``features.py``, whose NumPy path is the
+    reference) into ``out``: the observation times ``scale``; the 15 hints (``risk``'s exact call success
+    chance for seat 0, 0 when the game is over; the chance that seat 0's next unknown card fits a pile
+    now / is a prize, from that card's pool; seat 0's known cards that fit now and those that do not),
+    NaN written as 0; then, with ``advise``, counter's move as a one-hot over the actions (every legal
+    unknown card when it reveals one), none where nothing is legal. ``keys`` are counter's tie-break
+    keys for the row."""
+    (state, face, function, slot_pool, earlier_type, tops, counts, pool, current, pool_by_face, good,
+     gained, score6, allowed6, score36, allowed36, own, q, known, unknown, others, no_slots, fitters, n_fitters, fit,
+     zeros6) = w
+    O = obs.shape[0]
+    for j in range(O):
+        out[j] = obs[j] * scale[j]
+    phase = _argmax(obs, offsets[OFF_PHASE], NUM_PHASES)
+    pool_total = _decode_row(obs, num_players, offsets, type_face, type_is_prize, w)
+    # risk.batch_call_success_probability: 0 while a known card of seat 0 fits a pile
+    known_fit = False
+    for s in range(SLOTS):
+        known_fit |= known[s] and counts[face[0, s]] > 0
+    success = 0.0 if known_fit else _pool_all_good(num_players, current, good, slot_pool, earlier_type)
+    if phase == OVER:
+        success = np.nan
+    # risk.unknown_fit_probability: the pool of seat 0's first unknown card (the current one if none)
+    first = 0
+    for s in range(SLOTS - 1, -1, -1):
+        if slot_pool[0, s] >= 0:
+            first = slot_pool[0, s]
+    n = 0
+    n_fit = 0
+    n_prize = 0
+    if first > 0:
+        for p in range(num_players):
+            for s in range(SLOTS):
+                if slot_pool[p, s] == first:
+                    t = earlier_type[p, s]
+                    n += 1
+                    n_fit += counts[type_face[t]] > 0
+                    n_prize += type_is_prize[t]
+    else:
+        for t in range(pool.shape[0]):
+            n += current[t]
+            if counts[type_face[t]] > 0:
+                n_fit += current[t]
+            if type_is_prize[t]:
+                n_prize += current[t]
+    fit_p = n_fit / np.float64(n) if n > 0 else np.nan
+    prize_p = n_prize / np.float64(n) if n > 0 else np.nan
+    out[O] = np.float32(_nan0(success))
+    out[O + 1] = np.float32(_nan0(fit_p))
+    out[O + 2] = np.float32(_nan0(prize_p))
+    for s in range(SLOTS):
+        fits_now = counts[face[0, s]] > 0
+        out[O + 3 + s] = 1.0 if known[s] and fits_now else 0.0
+        out[O + 3 + SLOTS + s] = 1.0 if known[s] and not fits_now else 0.0
+    if not advise:
+        return
+    a0 = O + HINT_WIDTH
+    for a in range(NUM_ACTIONS):
+        out[a0 + a] = 0.0
+    if not _any(mask, 0, NUM_ACTIONS):
+        return
+    is_main = phase == MAIN and _any(mask, 0, ACTION_PLACE_BASE)
+    is_place = (phase == PLACE_DRAWN or phase == PLACE_REVEALED) and _any(mask, ACTION_PLACE_BASE,
+                                                                        NUM_ACTIONS - ACTION_PLACE_BASE)
+    action = 0
+    if is_main or is_place:
+        action = _decide_decoded(obs, mask, keys, num_players, offsets, compat, type_face, type_is_prize, params, w,
+                                 is_main, pool_total)
+    if not mask[action]:  # decide_row's fallback
+        best = -1.0
+        for a in range(NUM_ACTIONS):
+            if mask[a] and keys[a] > best:
+                best, action = keys[a], a
+    out[a0 + action] = 1.0
+    if action < SLOTS and unknown[action]:
+        for s in range(SLOTS):
+            out[a0 + s] = 1.0 if unknown[s] and mask[s] else 0.0
+
+
+@njit(cache=True, _nrt=False)
+def features_range(obs, mask, keys, scale, advise, out, lo, hi, num_players, offsets, compat, type_face, type_is_prize,
+                   params):
+    """``features_row`` for rows ``lo..hi-1``."""
+    w = _scratch(num_players, type_face.shape[0], compat)
+    for b in range(lo, hi):
+        features_row(obs[b], mask[b], keys[b], scale, advise, num_players, offsets, compat, type_face, type_is_prize,
+                     params, w, out[b])
+
+
+@njit(cache=True, parallel=True)
+def features_kernel(obs, mask, keys, scale, advise, out, num_players, offsets, compat, type_face, type_is_prize, params,
+                    chunks):
+    """:func:`features_range` over the whole batch, in ``chunks`` ranges spread over the threads."""
+    n = obs.shape[0]
+    for c in prange(chunks):
+        features_range(obs, mask, keys, scale, advise, out, c * n // chunks, (c + 1) * n // chunks, num_players,
+                       offsets, compat, type_face, type_is_prize, params)
 
 
 # ============================================================================ playing seats in the engine

@@ -16,6 +16,11 @@ features computed from that observation alone, so it learns faster without seein
 
 The game spec offers these sets (``GameSpec.features(kind)``); training records the set in the
 checkpoint sidecar and :class:`agents.ppo.PPOAgent` applies the same.
+
+"hints" and "advice" are computed by a Numba kernel (``counter_kernel.features_row``: one pass per row,
+decoding the observation once for the hints and counter's move); ``compiled=False`` gives the NumPy
+path (``risk``'s functions and ``CounterAgent.act``), the reference it is tested against
+(``tests/test_features_kernel.py``: equal arrays on real-play observations).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import numpy as np
 
 from . import risk
 from .actions import NUM_ACTIONS
-from .agents import CounterAgent
+from .agents import CounterAgent, _threads
 from .config import SLOTS, Rules
 from .observation import ObservationLayout
 
@@ -36,7 +41,8 @@ class KeineAhnungFeatures:
     """Maps raw observations ``[B, O]`` (and, for "advice", the legal masks ``[B, A]``) to policy
     inputs ``[B, size]`` (float32)."""
 
-    def __init__(self, kind: str, num_players: int, rules: dict | None = None):
+    def __init__(self, kind: str, num_players: int, rules: dict | None = None, compiled: bool = True):
+        """``compiled``: the Numba kernel (default) or the NumPy reference path; both give equal arrays."""
         if kind not in FEATURE_SETS:
             raise ValueError(f"features={kind!r}; allowed: {', '.join(FEATURE_SETS)}")
         options = {k: v for k, v in (rules or {}).items() if k != "num_players"}
@@ -46,9 +52,12 @@ class KeineAhnungFeatures:
         self.scale = self.layout.scale(self.tables)
         self.input_size = self.layout.size
         self.size = self.input_size + (HINT_WIDTH if kind != "raw" else 0)
+        self.compiled = bool(compiled)
         self._adviser = None
         self.num_actions = 0
         """Width of the advice block (the action count; 0 without advice)."""
+        self._deck = options.get("deck")
+        self._decoder = None
         if kind == "advice":
             self._adviser = CounterAgent(seed=0, deck=options.get("deck"), num_players=num_players)
             self.num_actions = NUM_ACTIONS
@@ -63,9 +72,11 @@ class KeineAhnungFeatures:
         """Policy inputs of the observations ``[B, O]``; ``action_mask [B, A]`` is required for the
         "advice" set (rows without a legal action, e.g. finished games, get no advice)."""
         obs = np.asarray(observation, np.float32)
-        scaled = obs * self.scale
         if self.kind == "raw":
-            return scaled
+            return obs * self.scale
+        if self.compiled:
+            return self._compiled(obs, action_mask)
+        scaled = obs * self.scale
         view = risk.decode(obs, self.tables)
         success = risk.batch_call_success_probability(obs, self.tables, view=view)
         fit, prize = risk.unknown_fit_probability(obs, self.tables, view=view)
@@ -78,6 +89,47 @@ class KeineAhnungFeatures:
         if self._adviser is not None:
             out.append(self._advice(obs, action_mask, view))
         return np.concatenate(out, axis=1)
+
+    def _compiled(self, obs: np.ndarray, action_mask: np.ndarray | None) -> np.ndarray:
+        """The "hints" / "advice" features by the kernel: the same arrays as the NumPy path below."""
+        from . import counter_kernel as ck
+
+        if obs.ndim != 2:
+            raise ValueError(f"observation must be [B, O]; got shape {obs.shape}")
+        advise = self._adviser is not None
+        B = obs.shape[0]
+        if advise:
+            if action_mask is None:
+                raise ValueError('features="advice" needs the legal-action mask: call features(observation, '
+                                 'action_mask)')
+            mask = np.ascontiguousarray(action_mask, bool)
+            if mask.shape != (B, self.num_actions):
+                raise ValueError(f"action_mask must be [{B}, {self.num_actions}]; got {mask.shape}")
+        else:
+            mask = np.zeros((B, NUM_ACTIONS), bool)
+        adviser = self._adviser or self._hint_decoder()
+        players, offsets, compat, type_face, type_is_prize, params = adviser._kernel_args(obs.shape[1])
+        keys = np.zeros((B, NUM_ACTIONS))
+        if advise:
+            # The NumPy path's tie-break keys: the adviser reseeded at 0, one row per row with a legal move.
+            rows = np.flatnonzero(mask.any(1))
+            self._adviser.reseed(0)
+            keys[rows] = self._adviser.rng.random((rows.size, NUM_ACTIONS))
+        out = np.empty((B, self.size), np.float32)
+        obs = np.ascontiguousarray(obs)
+        if B >= 64:
+            ck.features_kernel(obs, mask, keys, self.scale, advise, out, players, offsets, compat, type_face,
+                               type_is_prize, params, min(B, 4 * _threads()))
+        elif B:
+            ck.features_range(obs, mask, keys, self.scale, advise, out, 0, B, players, offsets, compat, type_face,
+                              type_is_prize, params)
+        return out
+
+    def _hint_decoder(self) -> CounterAgent:
+        """A counter agent whose kernel tables decode the observations of the "hints" set (no advice)."""
+        if getattr(self, "_decoder", None) is None:
+            self._decoder = CounterAgent(seed=0, deck=self._deck, num_players=self.layout.num_players)
+        return self._decoder
 
     def _advice(self, obs: np.ndarray, action_mask: np.ndarray | None, view) -> np.ndarray:
         """[B, A] one-hot of the counter heuristic's move (all legal unknown cards for a reveal of one)."""
