@@ -108,7 +108,7 @@ class CoreVecEnv(VecEnv):
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         ended = np.flatnonzero(dones)
         if ended.size:
-            final_obs = games.observe(self._scale)[ended]
+            final_obs = games.observe(self._scale, games=ended)  # the ended games only
             elapsed = round(time.time() - self._t_start, 6)
             for row, b in enumerate(ended.tolist()):
                 info = games.final_info(b, bool(terminated[b]), bool(illegal[b]))

@@ -365,9 +365,14 @@ class LearnerGames:
 
     # ------------------------------------------------------------ queries
 
-    def observe(self, scale: np.ndarray | None = None) -> np.ndarray:
-        """[B, O] float32: each game as its learner sees it (times ``scale`` when given)."""
-        obs = self.core.observe(self.learner_seat)
+    def observe(self, scale: np.ndarray | None = None, games: np.ndarray | None = None) -> np.ndarray:
+        """[B, O] float32: each game as its learner sees it (times ``scale`` when given); with ``games``
+        (int array) only those rows, ``[len(games), O]``, without building the others."""
+        if games is None:
+            obs = self.core.observe(self.learner_seat)
+        else:
+            games = np.asarray(games, np.intp)
+            obs = self.core.observe(self.learner_seat[games], games=games)
         return obs * scale if scale is not None else obs
 
     def action_masks(self) -> np.ndarray:

@@ -278,7 +278,9 @@ class GreedyAgent(KeineAhnungAgent):
         if holds.shape != (games.size, P):
             raise ValueError(f"holds must have shape ({games.size}, {P}), one row of seats per listed game; "
                              f"got {holds.shape}")
-        if games.size and (games.min() < 0 or games.max() >= core.num_envs or np.unique(games).size != games.size):
+        # Distinct rows: callers pass ascending ones (np.flatnonzero), checked without a sort.
+        distinct = games.size < 2 or bool((games[1:] > games[:-1]).all()) or np.unique(games).size == games.size
+        if games.size and (games.min() < 0 or games.max() >= core.num_envs or not distinct):
             raise ValueError(f"games must be distinct indices in 0..{core.num_envs - 1}; got {games.tolist()}")
         if games.size == 0:
             return True
