@@ -323,6 +323,19 @@ class CompiledCore:
         (int array) only those rows, ``[len(games), O]``, without building the others. Nothing a seat
         may not know is read (the game's ``observation.py``)."""
         P = self.num_players
+        if games is None and isinstance(seats, (int, np.integer)) and not isinstance(seats, (bool, np.bool_)):
+            # One seat for every game (the AEC and solo envs' call, often at batch 1): index arrays
+            # kept from earlier calls, no broadcasting or copies.
+            if not 0 <= seats < P:
+                raise ValueError(f"seat must be in 0..{P - 1}; got {[int(seats)]}")
+            d = self.__dict__
+            rows = d.get("_observe_rows")
+            if rows is None or rows[0].size != self.num_envs:
+                rows = d["_observe_rows"] = (np.arange(self.num_envs), [np.full(self.num_envs, p, np.intp)
+                                                                        for p in range(P)])
+            out = np.empty((self.num_envs, self.observation_size), np.float32)
+            self._observe(rows[0], rows[1][int(seats)], out)
+            return out
         if games is None:
             g = np.arange(self.num_envs)
         else:
