@@ -2,11 +2,14 @@
 
     python benchmarks/sb3_pool_speed.py                                  # counter,counter,greedy,risk_caller:0.5
     python benchmarks/sb3_pool_speed.py --pool counter:compiled=false,counter:compiled=false,greedy:compiled=false,risk_caller:0.5:compiled=false
+    python benchmarks/sb3_pool_speed.py --features advice               # the main job's policy inputs too
 
 Every new episode of every game draws its ``players - 1`` opponents from the pool (as
 ``training.train``'s ``OpponentPool`` does); the learner plays uniformly random legal actions, so the
-figure is the environment's (opponents, engine, observations) alone. Prints the median of
-``--repeats`` timings of ``--seconds`` each.
+figure is the environment's (opponents, engine, observations) alone; ``--features KIND`` adds one of
+the game's policy feature sets computed every step, as ``training.train`` wraps the env
+(``agents.features.feature_vec_env``; the recipe's is ``advice``). Prints the median of ``--repeats``
+timings of ``--seconds`` each.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ def main(argv=None) -> None:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--features", default="", help="a policy feature set of the game computed every step, as "
+                                                         "training does (e.g. advice); empty: none")
     args = parser.parse_args(argv)
     members = [agents.make(spec.strip(), seed=args.seed + i) for i, spec in enumerate(args.pool.split(","))]
 
@@ -38,6 +43,10 @@ def main(argv=None) -> None:
         return [members[i] for i in rng.integers(len(members), size=args.players - 1)]
 
     venv = keine_ahnung_v0.sb3_vec_env(args.envs, opponents=pool, num_players=args.players, seed=args.seed)
+    if args.features:
+        from agents.features import feature_vec_env
+
+        venv = feature_vec_env(venv, keine_ahnung_v0.game_spec(args.players).features(args.features))
     pick = np.random.default_rng(args.seed)
     venv.reset()
     venv.step(sample_masked(pick, np.stack(venv.env_method("action_masks"))))
@@ -50,7 +59,8 @@ def main(argv=None) -> None:
         wall = time.perf_counter() - start
         rates.append(steps * args.envs / wall)
     rate = float(np.median(rates))
-    print(f"pool {args.pool}, {args.players} players, {args.envs} games: {rate:,.0f} learner steps/s "
+    with_features = f", features {args.features}" if args.features else ""
+    print(f"pool {args.pool}{with_features}, {args.players} players, {args.envs} games: {rate:,.0f} learner steps/s "
           f"({1000 * args.envs / rate:.1f} ms per vector step; runs {', '.join(f'{r:,.0f}' for r in rates)})")
 
 
