@@ -181,28 +181,27 @@ def anchored_rating(results: Sequence[TournamentResult], opponents: Sequence[Seq
                     ) -> tuple[float, float]:
     """The openskill Plackett-Luce rating of agent 0 of each tournament from its games' ranks, its
     opponents (agent ``j`` of tournament ``t`` is ``opponents[t][j - 1]``) held at their ``reference``
-    ratings; averaged over ``passes`` seeded game orders."""
-    from openskill.models import PlackettLuce
+    ratings; averaged over ``passes`` seeded game orders (``training/plackett_luce.py``)."""
+    from .plackett_luce import rate_games
 
-    model = PlackettLuce()
+    players = ["\0agent"] + sorted({name for names in opponents for name in names})
+    index = {name: i for i, name in enumerate(players)}
     seats, ranks = [], []
     for result, names in zip(results, opponents):
         table = np.asarray(result.lineups)[result.game_lineup]  # [games, P] agent index per seat
-        for row, rank in zip(table, result.game_ranks):
-            seats.append([None if a == 0 else names[a - 1] for a in row])
-            ranks.append(rank.tolist())
+        to_player = np.array([0] + [index[n] for n in names])
+        seats.append(to_player[table])
+        ranks.append(np.asarray(result.game_ranks))
+    seat_player, game_ranks = np.concatenate(seats), np.concatenate(ranks)
+    mu0 = np.array([25.0] + [reference[n]["mu"] for n in players[1:]])
+    sigma0 = np.array([25.0 / 3.0] + [reference[n]["sigma"] for n in players[1:]])
+    frozen = np.arange(len(players)) > 0
     rng = np.random.default_rng([int(seed), 11])
     mus, sigmas = [], []
     for _ in range(passes):
-        mine = model.rating()
-        for g in rng.permutation(len(seats)):
-            teams = [[mine] if s is None else [model.rating(mu=reference[s]["mu"], sigma=reference[s]["sigma"])]
-                     for s in seats[g]]
-            new = model.rate(teams, ranks=ranks[g])
-            seat = seats[g].index(None)
-            mine = model.rating(mu=new[seat][0].mu, sigma=new[seat][0].sigma)
-        mus.append(mine.mu)
-        sigmas.append(mine.sigma)
+        mu, sigma = rate_games(seat_player, game_ranks, rng.permutation(len(game_ranks)), mu0, sigma0, frozen)
+        mus.append(mu[0])
+        sigmas.append(sigma[0])
     return float(np.mean(mus)), float(np.mean(sigmas))
 
 

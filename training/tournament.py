@@ -399,24 +399,15 @@ def _rate(names: list[str], seat_agent: np.ndarray, ranks: np.ndarray, passes: i
     Online rating updates depend on the order of the games (the last few hundred weigh most), so
     the games are rated in several seeded random orders and the mu and sigma averaged. When one agent
     holds several seats of a game, each seat is rated from the agent's rating and the agent takes
-    the mean of the updates.
-    """
-    from openskill.models import PlackettLuce
+    the mean of the updates. The updates are openskill's (``training/plackett_luce.py``, compiled)."""
+    from .plackett_luce import rate_games
 
-    model = PlackettLuce()
     rng = np.random.default_rng([int(seed), 7])
     mus, sigmas = [], []
     for _ in range(passes):
-        ratings = [model.rating(name=n) for n in names]
-        for g in rng.permutation(len(ranks)):
-            seats = seat_agent[g]
-            new = model.rate([[ratings[a]] for a in seats], ranks=ranks[g].tolist())
-            for a in np.unique(seats):
-                mine = np.flatnonzero(seats == a)
-                ratings[a] = model.rating(mu=float(np.mean([new[s][0].mu for s in mine])),
-                                          sigma=float(np.mean([new[s][0].sigma for s in mine])), name=names[a])
-        mus.append([r.mu for r in ratings])
-        sigmas.append([r.sigma for r in ratings])
+        mu, sigma = rate_games(seat_agent, ranks, rng.permutation(len(ranks)), num_agents=len(names))
+        mus.append(mu)
+        sigmas.append(sigma)
     return np.mean(mus, axis=0), np.mean(sigmas, axis=0)
 
 
