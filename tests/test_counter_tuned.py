@@ -30,6 +30,12 @@ def test_counter_tuned_is_registered_and_compiled():
     assert other.harm_weight == 0.1 and (other.call_threshold == 0.6).all()
     with pytest.raises(ValueError, match="call_threshold"):
         agents.make("counter_tuned", call_threshold=1.5)
+    with pytest.raises(ValueError, match="rejected its arguments"):
+        agents.make("counter_tuned", colour="red")
+    # The same defaults as counter's apart from the call threshold.
+    tuned, counter = TunedCounterAgent(seed=0), CounterAgent(seed=0)
+    assert (tuned.endgame_trophies, tuned.known_weight, tuned.harm_weight, tuned.refill_attack) == \
+        (counter.endgame_trophies, counter.known_weight, counter.harm_weight, counter.refill_attack)
 
 
 @pytest.mark.parametrize("compiled", [True, False])

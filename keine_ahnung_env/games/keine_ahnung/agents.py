@@ -587,9 +587,15 @@ class TunedCounterAgent(CounterAgent):
 
     name = "counter_tuned"
 
-    def __init__(self, seed: int | None = None, deck=None, call_threshold=TUNED_CALL_THRESHOLD, **kwargs):
-        """``call_threshold`` defaults to :data:`TUNED_CALL_THRESHOLD`; the rest as :class:`CounterAgent`."""
-        super().__init__(seed=seed, deck=deck, call_threshold=call_threshold, **kwargs)
+    def __init__(self, seed: int | None = None, deck=None, call_threshold=TUNED_CALL_THRESHOLD,
+                 endgame_threshold=(0.5, 0.5, 0.5), endgame_trophies: int = 2, known_weight: float = 1.0,
+                 harm_weight: float = 0.05, refill_attack: bool = True, num_players: int | None = None,
+                 rules: dict | None = None, compiled: bool = True):
+        """``call_threshold`` defaults to :data:`TUNED_CALL_THRESHOLD`; the rest as :class:`CounterAgent`
+        (the same defaults, written out so that only these arguments are accepted)."""
+        super().__init__(seed=seed, deck=deck, call_threshold=call_threshold, endgame_threshold=endgame_threshold,
+                         endgame_trophies=endgame_trophies, known_weight=known_weight, harm_weight=harm_weight,
+                         refill_attack=refill_attack, num_players=num_players, rules=rules, compiled=compiled)
 
 _PARALLEL_MIN_ROWS = 256
 """Batches from this size up are split over Numba's threads (smaller ones run in one serial loop)."""
