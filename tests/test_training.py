@@ -510,7 +510,7 @@ def test_training_reads_the_game_from_the_registry():
     finally:
         registry.unregister_game("open_book_v0")
     spec = keine_ahnung_v0.game_spec(4)
-    assert train_module.default_opponents(spec) == "random,never_call,always_call,greedy,risk_caller,counter"
+    assert train_module.default_opponents(spec) == "random,never_call,always_call,greedy,risk_caller,counter,counter_tuned"
     assert spec.default_features == "hints"
 
 

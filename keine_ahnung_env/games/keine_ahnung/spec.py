@@ -38,6 +38,8 @@ AGENTS = {
     "risk_caller": AgentInfo(f"{_AGENTS}:RiskCallerAgent", positional=("threshold",),
                              description="greedy, calls when the success probability >= threshold"),
     "counter": AgentInfo(f"{_AGENTS}:CounterAgent", description="the strongest heuristic (card counting, tuned calls)"),
+    "counter_tuned": AgentInfo(f"{_AGENTS}:TunedCounterAgent",
+                               description="counter with lower call thresholds, tuned against counter"),
 }
 """The heuristic agents, offered by ``agents.make(name, game="keine_ahnung_v0")``."""
 
