@@ -77,7 +77,7 @@ player then takes an extra turn). One table row per pair of tops makes the play 
 # ----------------------------------------------------------------- cards and piles
 
 
-_U1, _U2, _U4, _U8, _U56, _U64 = (np.uint64(v) for v in (1, 2, 4, 8, 56, 64))
+_U1, _U2, _U4, _U56 = (np.uint64(v) for v in (1, 2, 4, 56))
 _M55, _M33, _M0F, _H01 = (np.uint64(v) for v in (0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F,
                                                  0x0101010101010101))
 
