@@ -127,3 +127,44 @@ def test_privileged_inputs_hold_the_opponents_cards_and_the_next_draws():
         draws = core.snapshot(b)["draw_pile"][:2]
         tail = x[b, 4 * NUM_CARDS:].reshape(2, NUM_CARDS)
         assert [int(np.flatnonzero(row)[0]) for row in tail[:len(draws)]] == draws
+
+
+def test_fit_table_states_the_reference_rules_for_every_pair_of_tops_and_card():
+    from keine_ahnung_env.games.gap import kernels as K
+    from keine_ahnung_env.games.gap.core import FIT_TABLE
+    from keine_ahnung_env.games.gap.reference import is_gap_card, matches
+
+    cards = range(66)
+    expected = np.array([[[(K.FIT_LEFT if is_gap_card(c, a, b) or matches(c, a) else 0)
+                           | (K.FIT_RIGHT if is_gap_card(c, a, b) or matches(c, b) else 0)
+                           | (K.FIT_GAP if is_gap_card(c, a, b) else 0) for c in cards] for b in cards] for a in cards])
+    np.testing.assert_array_equal(FIT_TABLE, expected)
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_masks_of_random_positions_equal_the_reference_legal_actions(players):
+    """Positions no random game reaches as often (any tops, hands of 0-15 cards, any seat to act), in the
+    play and the hidden-card phase: the compiled mask against the reference's ``legal_actions``."""
+    rules, n = Rules(players), 300
+    core = GapCore(n, rules, seed=0)
+    rng = np.random.default_rng(players)
+    refs = []
+    for b in range(n):
+        deck = rng.permutation(66).tolist()
+        sizes = rng.integers(0, min(15, 60 // players) + 1, players)  # at most 60 cards in hands: 4 left for the piles
+        hands, at = [], 0
+        for size in sizes:
+            hands.append(deck[at:at + size])
+            at += size
+        piles = [deck[at:at + 1 + int(rng.integers(0, 3))], deck[at + 3:at + 4]]
+        current = int(rng.integers(players))
+        core.load(b, hands=hands, piles=piles, current=current, start_turn=False)
+        ref = GapReference(rules, GameRandom.for_game(0, b))
+        ref.hands, ref.piles, ref.current, ref.phase = [list(h) for h in hands], [list(p) for p in piles], current, Phase.PLAY
+        refs.append(ref)
+    for phase in (Phase.PLAY, Phase.HIDE):
+        core.phase[:] = phase
+        core.refresh_masks()
+        for b, ref in enumerate(refs):
+            ref.phase = phase
+            assert np.flatnonzero(core.legal_mask[b]).tolist() == ref.legal_actions(), f"position {b}, {phase!r}"
