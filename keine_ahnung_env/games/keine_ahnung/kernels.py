@@ -149,7 +149,7 @@ def _layout_count(s, b, seat):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _fill_layout(s, k, b, seat):
     """Draws into every empty slot of the seat's layout, in slot order."""
     for slot in range(SLOTS):
@@ -209,24 +209,27 @@ def _lowest_face(fit):
 
 
 @njit(cache=True, _nrt=False)
-def _remove_other_piles(s, b, kept):
-    """The "remove" function: every pile but ``kept`` is set aside; the kept pile becomes pile 0."""
-    N = s.card_loc.shape[1]
+def _remove_other_piles(card_loc, card_where, pile_top, pile_face, pile_count, top_count, b, kept):
+    """The "remove" function: every pile but ``kept`` is set aside; the kept pile becomes pile 0.
+
+    Not inlined (rare), and given only the arrays it touches: a call passing the whole state tuple
+    (~30 arrays, a few hundred words) costs more than the function."""
+    N = card_loc.shape[1]
     for c in range(N):  # every card rewritten, without a branch on where it lies
-        loc, where = s.card_loc[b, c], s.card_where[b, c]
+        loc, where = card_loc[b, c], card_where[b, c]
         on_pile = loc == LOC_PILE
-        s.card_loc[b, c] = LOC_ASIDE if on_pile and where != kept else loc
-        s.card_where[b, c] = 0 if on_pile else where
-    top, face = s.pile_top[b, kept], s.pile_face[b, kept]
-    for i in range(s.pile_count[b]):
-        s.pile_top[b, i] = -1
-        s.pile_face[b, i] = NO_FACE
-    s.pile_top[b, 0] = top
-    s.pile_face[b, 0] = face
-    s.pile_count[b] = 1
+        card_loc[b, c] = LOC_ASIDE if on_pile and where != kept else loc
+        card_where[b, c] = 0 if on_pile else where
+    top, face = pile_top[b, kept], pile_face[b, kept]
+    for i in range(pile_count[b]):
+        pile_top[b, i] = -1
+        pile_face[b, i] = NO_FACE
+    pile_top[b, 0] = top
+    pile_face[b, 0] = face
+    pile_count[b] = 1
     for f in range(NUM_FACES):
-        s.top_count[b, f] = 0
-    s.top_count[b, face] = 1
+        top_count[b, f] = 0
+    top_count[b, face] = 1
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -253,7 +256,7 @@ def _place(s, k, b, card, face):
     if function == FUNCTION_REVEAL:
         return DRAW
     if function == FUNCTION_REMOVE:
-        _remove_other_piles(s, b, pile)
+        _remove_other_piles(s.card_loc, s.card_where, s.pile_top, s.pile_face, s.pile_count, s.top_count, b, pile)
     elif function == FUNCTION_REFILL:
         _refill_opponents(s, k, b)
     return AFTER_CHAIN
@@ -354,7 +357,7 @@ def _reveal(s, k, b, slot):
     return DECIDE
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _call(s, k, b):
     """ "Nothing fits anymore!": reveal in slot order until a card fits or is a prize."""
     seat = s.current[b]
