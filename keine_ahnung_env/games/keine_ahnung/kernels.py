@@ -359,7 +359,10 @@ def _reveal(s, k, b, slot):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _call(s, k, b):
-    """ "Nothing fits anymore!": reveal in slot order until a card fits or is a prize."""
+    """ "Nothing fits anymore!": reveal in slot order until a card fits or is a prize.
+
+    Inlined, as the refill after it (``_fill_layout``): about one random decision in ten is a call,
+    and a call that passes the whole state tuple costs more than this function."""
     seat = s.current[b]
     success = True
     for slot in range(SLOTS):
