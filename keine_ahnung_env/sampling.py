@@ -4,19 +4,32 @@ the environment package importing the top-level ``agents`` package (which re-exp
 
 from __future__ import annotations
 
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, prange
+
+from . import rng as _rng  # noqa: F401 (sets the thread pool's wait policy before a parallel pass starts it)
+
+
+PARALLEL_MIN_ROWS = 1024
+"""Uniform draws for at least this many rows run over Numba's threads (``_pick_uniform_parallel``);
+smaller batches run on the calling thread, where waking the thread pool would cost more than the pass.
+The actions never depend on it (each row reads only its own mask row and draw); tests change it."""
+
+_CHUNKS = 4 * numba.config.NUMBA_NUM_THREADS
+"""Ranges a parallel pass splits the rows into (a few per thread, as the engines' kernels do)."""
 
 
 @njit(cache=True, _nrt=False)
-def _pick_uniform(mask, u, out):
-    """``out[b]``: the k-th legal action of row b (counting from 0), k = floor(u[b] * legal count);
-    0 when there is none (and, as before, if the float product ever rounded up to the count).
+def _pick_uniform_range(mask, u, out, lo, hi):
+    """``out[b]`` for rows ``lo..hi-1``: the k-th legal action of row b (counting from 0),
+    k = floor(u[b] * legal count); 0 when there is none (and, as before, if the float product ever
+    rounded up to the count).
 
     Exactly NumPy's ``(cumsum(mask) > floor(u * n)).argmax()`` of the earlier version: the same
     float64 product, truncated the same way, so the same draws give the same actions."""
-    B, A = mask.shape
-    for b in range(B):
+    A = mask.shape[1]
+    for b in range(lo, hi):
         n = 0
         for a in range(A):
             n += mask[b, a]
@@ -28,6 +41,21 @@ def _pick_uniform(mask, u, out):
                     out[b] = a
                     break
                 k -= 1
+
+
+@njit(cache=True, _nrt=False)
+def _pick_uniform(mask, u, out):
+    """``_pick_uniform_range`` over every row, on the calling thread."""
+    _pick_uniform_range(mask, u, out, 0, mask.shape[0])
+
+
+@njit(cache=True, parallel=True)
+def _pick_uniform_parallel(mask, u, out, chunks):
+    """``_pick_uniform_range`` over every row, in ``chunks`` ranges spread over Numba's threads (the
+    same actions: rows are independent)."""
+    n = mask.shape[0]
+    for c in prange(chunks):
+        _pick_uniform_range(mask, u, out, c * n // chunks, (c + 1) * n // chunks)
 
 
 def sample_masked(rng: np.random.Generator, action_mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
@@ -47,7 +75,11 @@ def sample_masked(rng: np.random.Generator, action_mask: np.ndarray, weights: np
             return np.zeros(mask.shape[0], np.int64)
         u = rng.random(mask.shape[0])  # the one draw per row, from the caller's NumPy stream as ever
         out = np.empty(mask.shape[0], np.int64)
-        _pick_uniform(mask if mask.flags.c_contiguous else np.ascontiguousarray(mask), u, out)
+        mask = mask if mask.flags.c_contiguous else np.ascontiguousarray(mask)
+        if mask.shape[0] >= PARALLEL_MIN_ROWS:
+            _pick_uniform_parallel(mask, u, out, min(_CHUNKS, mask.shape[0]))
+        else:
+            _pick_uniform(mask, u, out)
         return out
     w = np.where(mask, np.asarray(weights, np.float64), 0.0)
     cum = np.cumsum(w, axis=1)

@@ -306,3 +306,23 @@ def test_sample_masked_compiled_uniform_path_gives_the_actions_of_the_former_num
     mask = rng.random((4096, NUM_ACTIONS)) < 0.2
     np.testing.assert_array_equal(sample_masked(np.random.default_rng(5), mask),
                                   former(np.random.default_rng(5).random(4096), mask))
+
+
+def test_sample_masked_parallel_pass_gives_the_serial_pass_actions(monkeypatch):
+    """From ``PARALLEL_MIN_ROWS`` rows the uniform draw runs over Numba's threads: every row must get
+    the action the serial pass gives for the same draw (empty rows 0, the others a legal action)."""
+    from keine_ahnung_env import sampling
+
+    rng = np.random.default_rng(21)
+    mask = rng.random((3001, NUM_ACTIONS)) < rng.random((3001, 1))
+    mask[:7] = False
+    mask[7] = True
+    got = {}
+    for threshold in (1, 10**9):  # every batch parallel / every batch serial
+        monkeypatch.setattr(sampling, "PARALLEL_MIN_ROWS", threshold)
+        got[threshold] = sampling.sample_masked(np.random.default_rng(3), mask)
+    np.testing.assert_array_equal(got[1], got[10**9])
+    some = mask.any(axis=1)
+    assert (got[1][~some] == 0).all() and (~some).sum() >= 7
+    assert mask[np.flatnonzero(some), got[1][some]].all()
+    assert len(set(got[1][some].tolist())) > NUM_ACTIONS // 2  # not one action for every row

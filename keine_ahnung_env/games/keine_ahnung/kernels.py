@@ -20,7 +20,10 @@ from __future__ import annotations
 import collections
 
 import numpy as np
+from llvmlite import ir
 from numba import njit, prange
+from numba.core import types
+from numba.extending import intrinsic
 
 from . import actions, config, deck
 from ...rng import shuffle
@@ -94,17 +97,17 @@ def _reshuffle(s, k, b):
     """Game b's new draw pile from the set-aside cards (or, if there are none and
     ``reshuffle_discards`` is on, from every discard below a pile top), taken in ascending card id
     and shuffled with the game's stream; nothing happens when there is nothing to shuffle."""
+    # Every card is written at the next free place and counted only if taken (no branch on where a
+    # card lies: as good as random to the branch predictor); the old draw pile is used up (empty).
     N = s.card_loc.shape[1]
     n = 0
     for c in range(N):
-        if s.card_loc[b, c] == LOC_ASIDE:
-            s.draw_cards[b, n] = c
-            n += 1
+        s.draw_cards[b, n] = c
+        n += s.card_loc[b, c] == LOC_ASIDE
     if n == 0 and k.reshuffle_discards:
         for c in range(N):
-            if s.card_loc[b, c] == LOC_PILE and s.pile_top[b, s.card_where[b, c]] != c:
-                s.draw_cards[b, n] = c
-                n += 1
+            s.draw_cards[b, n] = c
+            n += (s.card_loc[b, c] == LOC_PILE) & (s.pile_top[b, s.card_where[b, c]] != c)
     if n == 0:
         return
     s.reshuffles[b] += 1
@@ -142,12 +145,11 @@ def _put_in_layout(s, b, seat, slot, card):
 def _layout_count(s, b, seat):
     n = 0
     for slot in range(SLOTS):
-        if s.layout[b, seat, slot] >= 0:
-            n += 1
+        n += s.layout[b, seat, slot] >= 0  # counted without a branch (occupancy is unpredictable)
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _fill_layout(s, k, b, seat):
     """Draws into every empty slot of the seat's layout, in slot order."""
     for slot in range(SLOTS):
@@ -163,7 +165,9 @@ def _refill_opponents(s, k, b):
     into their first empty slots."""
     P = k.num_players
     for offset in range(1, P):
-        seat = (s.current[b] + offset) % P
+        seat = s.current[b] + offset  # seat order after the player, without an integer division
+        if seat >= P:
+            seat -= P
         for _ in range(REFILL_TARGET - _layout_count(s, b, seat)):
             card = _draw(s, k, b)
             if card >= 0:
@@ -186,33 +190,46 @@ def _fit_bits(s, k, b, card):
     return k.fit_faces[k.face[card]] & tops
 
 
+@intrinsic
+def _count_trailing_zeros(typingctx, x):
+    """The number of trailing zero bits of an int64 (64 for 0; one instruction: LLVM's cttz)."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        value = context.cast(builder, args[0], signature.args[0], types.int64)
+        return builder.cttz(value, ir.Constant(ir.IntType(1), 0))
+    return types.int64(x), codegen
+
+
 @njit(cache=True, inline="always", _nrt=False)
 def _lowest_face(fit):
-    f = 0
-    while not (fit >> np.int64(f)) & np.int64(1):
-        f += 1
-    return f
+    """The lowest face in the non-empty face set ``fit``."""
+    return _count_trailing_zeros(np.int64(fit))
 
 
 @njit(cache=True, _nrt=False)
-def _remove_other_piles(s, b, kept):
-    """The "remove" function: every pile but ``kept`` is set aside; the kept pile becomes pile 0."""
-    N = s.card_loc.shape[1]
-    for c in range(N):
-        if s.card_loc[b, c] == LOC_PILE:
-            if s.card_where[b, c] != kept:
-                s.card_loc[b, c] = LOC_ASIDE
-            s.card_where[b, c] = 0
-    top, face = s.pile_top[b, kept], s.pile_face[b, kept]
-    for i in range(s.pile_count[b]):
-        s.pile_top[b, i] = -1
-        s.pile_face[b, i] = NO_FACE
-    s.pile_top[b, 0] = top
-    s.pile_face[b, 0] = face
-    s.pile_count[b] = 1
+def _remove_other_piles(card_loc, card_where, pile_top, pile_face, pile_count, top_count, b, kept):
+    """The "remove" function: every pile but ``kept`` is set aside; the kept pile becomes pile 0.
+
+    Not inlined (rare), and given only the arrays it touches: a call passing the whole state tuple
+    (~30 arrays, a few hundred words) costs more than the function."""
+    N = card_loc.shape[1]
+    for c in range(N):  # every card rewritten, without a branch on where it lies
+        loc, where = card_loc[b, c], card_where[b, c]
+        on_pile = loc == LOC_PILE
+        card_loc[b, c] = LOC_ASIDE if on_pile and where != kept else loc
+        card_where[b, c] = 0 if on_pile else where
+    top, face = pile_top[b, kept], pile_face[b, kept]
+    for i in range(pile_count[b]):
+        pile_top[b, i] = -1
+        pile_face[b, i] = NO_FACE
+    pile_top[b, 0] = top
+    pile_face[b, 0] = face
+    pile_count[b] = 1
     for f in range(NUM_FACES):
-        s.top_count[b, f] = 0
-    s.top_count[b, face] = 1
+        top_count[b, f] = 0
+    top_count[b, face] = 1
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -239,7 +256,7 @@ def _place(s, k, b, card, face):
     if function == FUNCTION_REVEAL:
         return DRAW
     if function == FUNCTION_REMOVE:
-        _remove_other_piles(s, b, pile)
+        _remove_other_piles(s.card_loc, s.card_where, s.pile_top, s.pile_face, s.pile_count, s.top_count, b, pile)
     elif function == FUNCTION_REFILL:
         _refill_opponents(s, k, b)
     return AFTER_CHAIN
@@ -340,9 +357,12 @@ def _reveal(s, k, b, slot):
     return DECIDE
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _call(s, k, b):
-    """ "Nothing fits anymore!": reveal in slot order until a card fits or is a prize."""
+    """ "Nothing fits anymore!": reveal in slot order until a card fits or is a prize.
+
+    Inlined, as the refill after it (``_fill_layout``): about one random decision in ten is a call,
+    and a call that passes the whole state tuple costs more than this function."""
     seat = s.current[b]
     success = True
     for slot in range(SLOTS):
@@ -400,7 +420,8 @@ def _advance(s, k, b, code):
                 if _win_trophy(s, k, b, current):
                     return
                 _fill_layout(s, k, b, current)
-            s.current[b] = (current + 1) % k.num_players
+            following = current + 1  # the next seat, without an integer division
+            s.current[b] = following if following < k.num_players else 0
             s.turn[b] += 1
             if s.turn[b] >= k.max_turns:
                 s.truncated[b] = True
@@ -434,25 +455,30 @@ def _step_game(s, k, b, action):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _mask_game(s, k, b):
-    """Game b's legal-action mask."""
-    for a in range(s.legal_mask.shape[1]):
-        s.legal_mask[b, a] = False
+    """Game b's legal-action mask. Every entry is written once, and none behind a branch on the
+    layout's occupancy or the fitting faces (both as good as random to the branch predictor)."""
+    mask = s.legal_mask
     phase = s.phase[b]
     if phase == MAIN:
         seat = s.current[b]
         count = 0
         for slot in range(SLOTS):
-            if s.layout[b, seat, slot] >= 0:
-                s.legal_mask[b, slot] = True
-                count += 1
-        s.legal_mask[b, ACTION_CALL] = count <= CALL_MAX_CARDS
+            occupied = s.layout[b, seat, slot] >= 0
+            mask[b, slot] = occupied
+            count += occupied
+        mask[b, ACTION_CALL] = count <= CALL_MAX_CARDS
+        for a in range(ACTION_PLACE_BASE, mask.shape[1]):
+            mask[b, a] = False
     elif phase == PLACE_DRAWN or phase == PLACE_REVEALED:
+        for a in range(ACTION_PLACE_BASE):
+            mask[b, a] = False
         fit = _fit_bits(s, k, b, s.pending[b])
         for f in range(NUM_FACES):
-            if (fit >> np.int64(f)) & np.int64(1):
-                s.legal_mask[b, ACTION_PLACE_BASE + f] = True
-        if phase == PLACE_REVEALED and k.allow_keep:
-            s.legal_mask[b, ACTION_KEEP] = True
+            mask[b, ACTION_PLACE_BASE + f] = (fit >> np.int64(f)) & np.int64(1) != 0
+        mask[b, ACTION_KEEP] = phase == PLACE_REVEALED and k.allow_keep
+    else:
+        for a in range(mask.shape[1]):
+            mask[b, a] = False
 
 
 @njit(cache=True, inline="always", _nrt=False)
