@@ -103,7 +103,8 @@ TRAINING_RECIPE = MappingProxyType({
     "num_envs": 256,
     "n_steps": 64,
     "batch_size": 4096,
-    # About ten minutes on 2 cores in all: the PPO phase stops at 1,000,000 decisions or 7 minutes.
+    # At most about ten minutes on 2 cores in all: the PPO phase stops at 1,000,000 decisions (3.7 minutes
+    # in the README's 21:21 run) or 7 minutes.
     "total_timesteps": 1_000_000,
     "max_minutes": 7.0,
     "eval_every": 10,
