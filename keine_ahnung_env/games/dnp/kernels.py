@@ -15,6 +15,8 @@ import collections
 import numpy as np
 from numba import njit, prange
 
+from ... import rng as _rng_module
+from ...kernel_cache import drop_stale_cache
 from ...rng import bounded, shuffle  # the shared per-game random stream
 
 LOC_HAND, LOC_TABLE, LOC_DISCARD, LOC_OUT = 0, 1, 2, 3
@@ -540,3 +542,8 @@ def observe_kernel(s, k, games, seats, out, chunks):
     n = games.shape[0]
     for c in prange(chunks):
         observe_range(s, k, games, seats, out, c * n // chunks, (c + 1) * n // chunks)
+
+
+# The rules compile in the random stream's kernels (``rng.py``): a change there must reach this module's
+# cached machine code too (``kernel_cache``).
+drop_stale_cache(__file__, step_range, [_rng_module.__file__])

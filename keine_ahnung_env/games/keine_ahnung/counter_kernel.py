@@ -48,7 +48,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ... import rng as _rng_module
+from ...kernel_cache import drop_stale_cache
 from ...rng import next64
+from . import kernels as _kernels_module
 from . import actions, config, deck, observation
 from .kernels import OVER, observe_range, step_range
 
@@ -792,3 +795,8 @@ def play_kernel(s, k, games, holds, streams, stuck, num_players, offsets, compat
     for c in prange(chunks):
         play_range(s, k, games, holds, streams, stuck, c * n // chunks, (c + 1) * n // chunks, num_players, offsets,
                    compat, type_face, type_is_prize, params)
+
+
+# The play kernels compile in the engine's step and observation and the random stream: a change in
+# ``kernels.py`` or ``rng.py`` must reach this module's cached machine code too (``kernel_cache``).
+drop_stale_cache(__file__, play_range, [_kernels_module.__file__, _rng_module.__file__])

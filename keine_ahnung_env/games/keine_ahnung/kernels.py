@@ -26,6 +26,8 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from . import actions, config, deck
+from ... import rng as _rng_module
+from ...kernel_cache import drop_stale_cache
 from ...rng import shuffle
 
 # Card locations (``card_loc``); see core.py.
@@ -732,3 +734,8 @@ def observe_kernel(s, k, games, seats, out, chunks):
     n = games.shape[0]
     for c in prange(chunks):
         observe_range(s, k, games, seats, out, c * n // chunks, (c + 1) * n // chunks)
+
+
+# The rules compile in the random stream's kernels (``rng.py``): a change there must reach this module's
+# cached machine code too (``kernel_cache``).
+drop_stale_cache(__file__, step_range, [_rng_module.__file__])
