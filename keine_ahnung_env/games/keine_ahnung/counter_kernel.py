@@ -332,13 +332,22 @@ def _decode_row(obs, num_players, offsets, type_face, type_is_prize, w):
 def decide_row(obs, mask, keys, num_players, offsets, compat, type_face, type_is_prize, params, w):
     """``CounterAgent``'s action for one row (``act`` of the reference, fallback included). ``w`` is the
     range's scratch (:func:`_scratch`)."""
-    phase = _argmax(obs, offsets[OFF_PHASE], NUM_PHASES)
+    return _choose(obs, mask, keys, num_players, offsets, compat, type_face, type_is_prize, params, w,
+                   _argmax(obs, offsets[OFF_PHASE], NUM_PHASES), False, 0)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _choose(obs, mask, keys, num_players, offsets, compat, type_face, type_is_prize, params, w, phase, decoded,
+            pool_total):
+    """The action of :func:`decide_row` in ``phase``; the row is decoded into ``w`` first unless
+    ``decoded`` (then ``pool_total`` is the decode's result), and only where a rule decides."""
     is_main = phase == MAIN and _any(mask, 0, ACTION_PLACE_BASE)
     is_place = (phase == PLACE_DRAWN or phase == PLACE_REVEALED) and _any(mask, ACTION_PLACE_BASE,
                                                                         NUM_ACTIONS - ACTION_PLACE_BASE)
     action = 0
     if is_main or is_place:
-        pool_total = _decode_row(obs, num_players, offsets, type_face, type_is_prize, w)
+        if not decoded:
+            pool_total = _decode_row(obs, num_players, offsets, type_face, type_is_prize, w)
         action = _decide_decoded(obs, mask, keys, num_players, offsets, compat, type_face, type_is_prize, params, w,
                                  is_main, pool_total)
     if not mask[action]:
@@ -708,18 +717,8 @@ def features_row(obs, mask, keys, scale, advise, num_players, offsets, compat, t
         out[a0 + a] = 0.0
     if not _any(mask, 0, NUM_ACTIONS):
         return
-    is_main = phase == MAIN and _any(mask, 0, ACTION_PLACE_BASE)
-    is_place = (phase == PLACE_DRAWN or phase == PLACE_REVEALED) and _any(mask, ACTION_PLACE_BASE,
-                                                                        NUM_ACTIONS - ACTION_PLACE_BASE)
-    action = 0
-    if is_main or is_place:
-        action = _decide_decoded(obs, mask, keys, num_players, offsets, compat, type_face, type_is_prize, params, w,
-                                 is_main, pool_total)
-    if not mask[action]:  # decide_row's fallback
-        best = -1.0
-        for a in range(NUM_ACTIONS):
-            if mask[a] and keys[a] > best:
-                best, action = keys[a], a
+    action = _choose(obs, mask, keys, num_players, offsets, compat, type_face, type_is_prize, params, w, phase, True,
+                     pool_total)
     out[a0 + action] = 1.0
     if action < SLOTS and unknown[action]:
         for s in range(SLOTS):
