@@ -53,13 +53,13 @@ class KeineAhnungFeatures:
         self.input_size = self.layout.size
         self.size = self.input_size + (HINT_WIDTH if kind != "raw" else 0)
         self.compiled = bool(compiled)
-        self._adviser = None
+        # counter's kernel arguments decode the rows of both derived sets; "advice" asks it for its move.
+        self._counter = CounterAgent(seed=0, deck=options.get("deck"), num_players=num_players) \
+            if kind != "raw" else None
+        self._adviser = self._counter if kind == "advice" else None
         self.num_actions = 0
         """Width of the advice block (the action count; 0 without advice)."""
-        self._deck = options.get("deck")
-        self._decoder = None
         if kind == "advice":
-            self._adviser = CounterAgent(seed=0, deck=options.get("deck"), num_players=num_players)
             self.num_actions = NUM_ACTIONS
             self.size += NUM_ACTIONS
 
@@ -98,17 +98,8 @@ class KeineAhnungFeatures:
             raise ValueError(f"observation must be [B, O]; got shape {obs.shape}")
         advise = self._adviser is not None
         B = obs.shape[0]
-        if advise:
-            if action_mask is None:
-                raise ValueError('features="advice" needs the legal-action mask: call features(observation, '
-                                 'action_mask)')
-            mask = np.ascontiguousarray(action_mask, bool)
-            if mask.shape != (B, self.num_actions):
-                raise ValueError(f"action_mask must be [{B}, {self.num_actions}]; got {mask.shape}")
-        else:
-            mask = np.zeros((B, NUM_ACTIONS), bool)
-        adviser = self._adviser or self._hint_decoder()
-        players, offsets, compat, type_face, type_is_prize, params = adviser._kernel_args(obs.shape[1])
+        mask = np.ascontiguousarray(self._legal_mask(action_mask, B)) if advise else np.zeros((B, NUM_ACTIONS), bool)
+        players, offsets, compat, type_face, type_is_prize, params = self._counter._kernel_args(obs.shape[1])
         keys = np.zeros((B, NUM_ACTIONS))
         if advise:
             # The NumPy path's tie-break keys: the adviser reseeded at 0, one row per row with a legal move.
@@ -125,19 +116,18 @@ class KeineAhnungFeatures:
                               type_is_prize, params)
         return out
 
-    def _hint_decoder(self) -> CounterAgent:
-        """A counter agent whose kernel tables decode the observations of the "hints" set (no advice)."""
-        if getattr(self, "_decoder", None) is None:
-            self._decoder = CounterAgent(seed=0, deck=self._deck, num_players=self.layout.num_players)
-        return self._decoder
-
-    def _advice(self, obs: np.ndarray, action_mask: np.ndarray | None, view) -> np.ndarray:
-        """[B, A] one-hot of the counter heuristic's move (all legal unknown cards for a reveal of one)."""
+    def _legal_mask(self, action_mask: np.ndarray | None, rows: int) -> np.ndarray:
+        """The "advice" set's legal masks ``[rows, A]`` as bool; ValueError when missing or misshapen."""
         if action_mask is None:
             raise ValueError('features="advice" needs the legal-action mask: call features(observation, action_mask)')
         mask = np.asarray(action_mask, bool)
-        if mask.shape != (obs.shape[0], self.num_actions):
-            raise ValueError(f"action_mask must be [{obs.shape[0]}, {self.num_actions}]; got {mask.shape}")
+        if mask.shape != (rows, self.num_actions):
+            raise ValueError(f"action_mask must be [{rows}, {self.num_actions}]; got {mask.shape}")
+        return mask
+
+    def _advice(self, obs: np.ndarray, action_mask: np.ndarray | None, view) -> np.ndarray:
+        """[B, A] one-hot of the counter heuristic's move (all legal unknown cards for a reveal of one)."""
+        mask = self._legal_mask(action_mask, obs.shape[0])
         advice = np.zeros(mask.shape, np.float32)
         rows = np.flatnonzero(mask.any(1))
         if rows.size == 0:
