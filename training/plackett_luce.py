@@ -30,9 +30,11 @@ TAU = 25.0 / 300.0
 
 
 @njit(cache=True)
-def _rate_game(mu, sigma, seats, ranks, frozen, new_mu, new_sigma, order, rank_sorted, sig, sum_q, a_count):
+def _rate_game(mu, sigma, seats, ranks, frozen, work, int_work):
     """One game: ``seats [k]`` agent indices, ``ranks [k]`` (1 = best, ties share a rank); updates
-    ``mu``/``sigma`` of the agents not ``frozen``. The other arguments are scratch of length k."""
+    ``mu``/``sigma`` of the agents not ``frozen``. ``work [6, k]`` and ``int_work [3, k]`` are scratch."""
+    new_mu, new_sigma, sig, var, expo, sum_q = work[0], work[1], work[2], work[3], work[4], work[5]
+    order, rank_sorted, a_count = int_work[0], int_work[1], int_work[2]
     k = seats.shape[0]
     # openskill sorts the teams by rank (a stable sort) and unwinds the result afterwards.
     for i in range(k):
@@ -49,7 +51,8 @@ def _rate_game(mu, sigma, seats, ranks, frozen, new_mu, new_sigma, order, rank_s
         s = sigma[seats[order[i]]]
         sig[i] = math.sqrt(s * s + tau_squared)
         rank_sorted[i] = ranks[order[i]]
-        collective += (sig[i] * 1.0) ** 2 + beta_squared
+        var[i] = 0.0 + (sig[i] * 1.0) ** 2  # the team's sigma squared (one player, weight 1)
+        collective += var[i] + beta_squared
     c = math.sqrt(collective)
     for q in range(k):
         sum_q[q] = 0.0
@@ -57,19 +60,17 @@ def _rate_game(mu, sigma, seats, ranks, frozen, new_mu, new_sigma, order, rank_s
         for i in range(k):
             a_count[q] += rank_sorted[i] == rank_sorted[q]
     for i in range(k):
-        summed = math.exp((0.0 + mu[seats[order[i]]] * 1.0) / c)
+        expo[i] = math.exp((0.0 + mu[seats[order[i]]] * 1.0) / c)  # the team's mu is its player's
         for q in range(k):
             if rank_sorted[i] >= rank_sorted[q]:
-                sum_q[q] += summed
+                sum_q[q] += expo[i]
     for i in range(k):
         agent = seats[order[i]]
-        team_mu = 0.0 + mu[agent] * 1.0
-        team_sigma_squared = 0.0 + (sig[i] * 1.0) ** 2
+        team_sigma_squared = var[i]
         omega = 0.0
         delta = 0.0
-        i_mu_over_c = math.exp(team_mu / c)
         for q in range(k):
-            ratio = i_mu_over_c / sum_q[q]
+            ratio = expo[i] / sum_q[q]
             if rank_sorted[q] <= rank_sorted[i]:
                 delta += ratio * (1 - ratio) / a_count[q]
                 if q == i:
@@ -114,16 +115,10 @@ def _rate_game(mu, sigma, seats, ranks, frozen, new_mu, new_sigma, order, rank_s
 @njit(cache=True)
 def _rate_all(mu, sigma, seat_agent, ranks, frozen, order_of_games):
     k = seat_agent.shape[1]
-    new_mu = np.zeros(k)
-    new_sigma = np.zeros(k)
-    order = np.zeros(k, np.int64)
-    rank_sorted = np.zeros(k, np.int64)
-    sig = np.zeros(k)
-    sum_q = np.zeros(k)
-    a_count = np.zeros(k, np.int64)
+    work = np.zeros((6, k))
+    int_work = np.zeros((3, k), np.int64)
     for g in order_of_games:
-        _rate_game(mu, sigma, seat_agent[g], ranks[g], frozen, new_mu, new_sigma, order, rank_sorted, sig, sum_q,
-                   a_count)
+        _rate_game(mu, sigma, seat_agent[g], ranks[g], frozen, work, int_work)
 
 
 def rate_games(seat_agent: np.ndarray, ranks: np.ndarray, order: np.ndarray, mu: np.ndarray | None = None,
