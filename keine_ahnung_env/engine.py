@@ -326,15 +326,14 @@ class CompiledCore:
         if games is None and isinstance(seats, (int, np.integer)) and not isinstance(seats, (bool, np.bool_)):
             # One seat for every game (the AEC and solo envs' call, often at batch 1): index arrays
             # kept from earlier calls, no broadcasting or copies.
-            if not 0 <= seats < P:
-                raise ValueError(f"seat must be in 0..{P - 1}; got {[int(seats)]}")
+            seat = self._one_seat(seats)
             d = self.__dict__
             rows = d.get("_observe_rows")
-            if rows is None or rows[0].size != self.num_envs:
+            if rows is None:
                 rows = d["_observe_rows"] = (np.arange(self.num_envs), [np.full(self.num_envs, p, np.intp)
                                                                         for p in range(P)])
             out = np.empty((self.num_envs, self.observation_size), np.float32)
-            self._observe(rows[0], rows[1][int(seats)], out)
+            self._observe(rows[0], rows[1][seat], out)
             return out
         if games is None:
             g = np.arange(self.num_envs)
@@ -349,9 +348,7 @@ class CompiledCore:
             raise ValueError(f"seat must be integers in 0..{P - 1}; got {seats!r}")
         seats = seats.astype(np.intp)
         if seats.ndim == 0:
-            if not 0 <= int(seats) < P:
-                raise ValueError(f"seat must be in 0..{P - 1}; got {[int(seats)]}")
-            seats = np.full(n, int(seats), np.intp)
+            seats = np.full(n, self._one_seat(seats), np.intp)
         else:
             seats = np.ascontiguousarray(np.broadcast_to(seats, (n,)))
             if seats.size and (seats.min() < 0 or seats.max() >= P):
@@ -359,6 +356,12 @@ class CompiledCore:
         out = np.empty((n, self.observation_size), np.float32)
         self._observe(np.ascontiguousarray(g), seats, out)
         return out
+
+    def _one_seat(self, seat) -> int:
+        """``seat`` (an integer) as an int; ValueError unless it is in ``0..P-1``."""
+        if not 0 <= int(seat) < self.num_players:
+            raise ValueError(f"seat must be in 0..{self.num_players - 1}; got {[int(seat)]}")
+        return int(seat)
 
     # ------------------------------------------------------------ branching
 
