@@ -599,6 +599,7 @@ class TunedCounterAgent(CounterAgent):
                          endgame_trophies=endgame_trophies, known_weight=known_weight, harm_weight=harm_weight,
                          refill_attack=refill_attack, num_players=num_players, rules=rules, compiled=compiled)
 
+
 _PARALLEL_MIN_ROWS = 256
 """Batches from this size up are split over Numba's threads (smaller ones run in one serial loop)."""
 
