@@ -20,31 +20,8 @@ import numpy as np
 from numba import njit
 from numba._dispatcher import compute_fingerprint
 
+from .packing import check_actions_kernel, pack  # noqa: F401 (check_actions_kernel: its former home)
 from .rng import game_rng_states, state_from_seed_sequence
-
-
-@njit(cache=True, _nrt=False)
-def check_actions_kernel(actions, active, terminated, truncated, legal_mask):
-    """``(live games, first out-of-range game, first illegal game, illegal games)`` among the active
-    live games (-1 where none; a game is live when neither ``terminated`` nor ``truncated``); changes
-    nothing. One compiled pass, so that ``step`` pays no NumPy temporaries for its checks."""
-    live, first_out, first_bad, bad = 0, -1, -1, 0
-    A = legal_mask.shape[1]
-    for b in range(actions.shape[0]):
-        if terminated[b] or truncated[b]:
-            continue
-        live += 1
-        if not active[b]:
-            continue
-        a = actions[b]
-        if a < 0 or a >= A:
-            if first_out < 0:
-                first_out = b
-        elif not legal_mask[b, a]:
-            if first_bad < 0:
-                first_bad = b
-            bad += 1
-    return live, first_out, first_bad, bad
 
 
 def _entry_point(kernel, args):
@@ -83,6 +60,7 @@ class CompiledCore:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r}; allowed: a positive integer")
         self._allocate(int(num_envs), rules)
+        self._pack()
         self.seed(seed)
         self.reset_games(np.arange(self.num_envs))
 
@@ -106,18 +84,42 @@ class CompiledCore:
     def __setattr__(self, name, value):
         # Replacing a state array (or the constants) from outside must reach the next kernel call:
         # the cached tuple of arrays and the entry points compiled for their types are dropped.
+        # A replaced array is no longer a view into the packed buffer: the core goes on with the state
+        # tuple (``_packed`` dropped) and keeps the caller's array, as it always did.
         object.__setattr__(self, name, value)
         if name in self._RESET_ON:
             d = self.__dict__
             d.pop("_state_tuple", None)
             d.pop("_entries", None)
+            d.pop("_packed", None)
 
     def __getstate__(self):
-        """Copies and pickles leave out the cached tuple and entry points (rebuilt on first use)."""
+        """Copies and pickles leave out the cached tuple, entry points and packed buffer (rebuilt)."""
         d = dict(self.__dict__)
         d.pop("_state_tuple", None)
         d.pop("_entries", None)
+        d.pop("_packed", None)
         return d
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._pack()
+
+    def _pack(self) -> None:
+        """Moves the state arrays and the constants into one buffer (``packing.py``): the state
+        attributes become views into it (same shapes, dtypes and values), and the serial kernels with a
+        packed twin (the kernels module's ``PACKED``) are called with the buffer instead of the tuples.
+        Called once the arrays are allocated (``__init__``, ``_from_arrays``, ``gather``, copies)."""
+        packed_twins = getattr(self.kernels, "PACKED", None)
+        if not packed_twins:
+            return
+        buf, meta, views = pack(self._state(), self._k)
+        d = self.__dict__
+        for name, view in zip(self.kernels.STATE_FIELDS, views):
+            d[name] = view
+        d.pop("_state_tuple", None)
+        d.pop("_entries", None)
+        d["_packed"] = (buf, meta)
 
     def _state(self):
         """The state arrays as one kernel argument, the kernels' ``State`` tuple of ``STATE_FIELDS``.
@@ -143,12 +145,18 @@ class CompiledCore:
             entries = d["_entries"] = {}
         key = (kernel, compute_fingerprint(args))
         entry = entries.get(key)
-        s = self._state()
-        if entry is None:
-            result = kernel(s, self._k, *args)
-            entries[key] = _entry_point(kernel, (s, self._k) + args)
-            return result
-        return entry(s, self._k, *args)
+        if entry is not None:
+            call, first, second = entry
+            return call(first, second, *args)
+        packed, twin = d.get("_packed"), None
+        if packed is not None:
+            twin = self.kernels.PACKED.get(kernel)
+        # The kernel's leading arguments: the packed buffer for a kernel with a packed twin, else the
+        # state and constant tuples.
+        target, head = (twin, packed) if twin is not None else (kernel, (self._state(), self._k))
+        result = target(*head, *args)
+        entries[key] = (_entry_point(target, head + args),) + head
+        return result
 
     def _deal(self, games: np.ndarray) -> None:
         """Deals the validated rows ``games`` (contiguous intp) up to their first decision."""
@@ -245,6 +253,7 @@ class CompiledCore:
         else:
             for i, seed in enumerate(seeds):
                 core.rng_state[i] = state_from_seed_sequence(np.random.SeedSequence(int(seed)))
+        core._pack()
         return core
 
     def seed(self, seed: int | None, indices: Sequence[int] | None = None,
@@ -271,27 +280,20 @@ class CompiledCore:
             g = np.arange(self.num_envs)[g]  # negative indices as NumPy reads them; out of range raises
         self._deal(np.ascontiguousarray(g))
 
-    def check_actions(self, actions, active: np.ndarray | None = None) -> np.ndarray:
-        """Validates one action per game; returns them as intp. Raises ValueError, changing nothing.
-
-        Games that are over (or not ``active``) ignore their entry (any integer is accepted there).
-        """
-        A = self.legal_mask.shape[1]
+    def _action_array(self, actions) -> np.ndarray:
+        """``actions`` as a [B] intp array; ValueError for a wrong shape or a non-integer dtype."""
         arr = actions if type(actions) is np.ndarray else np.asarray(actions)
         if arr.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), one per game; got shape {arr.shape}")
         if arr.dtype != np.intp:
             if arr.dtype.kind not in "iu":
-                raise ValueError(f"actions must be integers in 0..{A - 1}; got dtype {arr.dtype}")
+                raise ValueError(f"actions must be integers in 0..{self.legal_mask.shape[1] - 1}; got dtype {arr.dtype}")
             arr = arr.astype(np.intp)
-        act = self._all_active if active is None else np.asarray(active, bool)
-        args = (arr, act, self.terminated, self.truncated, self.legal_mask)
-        key = (check_actions_kernel, compute_fingerprint(args))
-        check = _CHECKS.get(key)
-        if check is None:
-            check_actions_kernel(*args)  # through the dispatcher once: compiles or loads it for these types
-            check = _CHECKS[key] = _entry_point(check_actions_kernel, args)
-        live, first_out, first_bad, bad = check(*args)
+        return arr
+
+    def _raise_for_actions(self, arr: np.ndarray, live: int, first_out: int, first_bad: int, bad: int) -> None:
+        """Raises the ValueError that ``check_actions_kernel``'s findings call for (none when all is well)."""
+        A = self.legal_mask.shape[1]
         if live == 0:
             raise ValueError("every game is over; call reset() (or use autoreset) before stepping again")
         if first_out >= 0:
@@ -302,6 +304,21 @@ class CompiledCore:
             b = first_bad
             raise ValueError(f"illegal action {int(arr[b])} ({self.action_label(int(arr[b]))}) for game {b} "
                              f"({bad} illegal in all); legal there: {np.flatnonzero(self.legal_mask[b]).tolist()}")
+
+    def check_actions(self, actions, active: np.ndarray | None = None) -> np.ndarray:
+        """Validates one action per game; returns them as intp. Raises ValueError, changing nothing.
+
+        Games that are over (or not ``active``) ignore their entry (any integer is accepted there).
+        """
+        arr = self._action_array(actions)
+        act = self._all_active if active is None else np.asarray(active, bool)
+        args = (arr, act, self.terminated, self.truncated, self.legal_mask)
+        key = (check_actions_kernel, compute_fingerprint(args))
+        check = _CHECKS.get(key)
+        if check is None:
+            check_actions_kernel(*args)  # through the dispatcher once: compiles or loads it for these types
+            check = _CHECKS[key] = _entry_point(check_actions_kernel, args)
+        self._raise_for_actions(arr, *check(*args))
         return arr
 
     def step(self, actions, active: np.ndarray | None = None) -> None:
@@ -315,8 +332,17 @@ class CompiledCore:
             active = np.asarray(active, bool)
             if active.shape != (self.num_envs,):
                 raise ValueError(f"active must have shape ({self.num_envs},); got {active.shape}")
+        else:
+            active = self._all_active
+        if "_packed" in self.__dict__ and self.num_envs < self.parallel_min_games:
+            # A small packed batch (the AEC, solo and search paths): one kernel call checks the actions
+            # and, only when every one is legal, steps the games (``step_range_checked``).
+            arr = self._action_array(actions)
+            findings = self._run(self.kernels.step_range_checked, arr, active, 0, self.num_envs)
+            self._raise_for_actions(arr, *findings)
+            return
         actions = self.check_actions(actions, active)
-        self._step(actions, self._all_active if active is None else active)
+        self._step(actions, active)
 
     def observe(self, seats, games=None) -> np.ndarray:
         """[B, O] float32: each game as ``seats`` (an int or one seat per game) sees it; with ``games``
@@ -390,4 +416,5 @@ class CompiledCore:
         out._allocate(total, rules)
         for name in kind.kernels.STATE_FIELDS:
             np.concatenate([getattr(core, name)[r] for core, r in picks], out=getattr(out, name))
+        out._pack()
         return out

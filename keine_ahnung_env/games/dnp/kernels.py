@@ -15,8 +15,10 @@ import collections
 import numpy as np
 from numba import njit, prange
 
+from ... import packing as _packing_module
 from ... import rng as _rng_module
 from ...kernel_cache import drop_stale_cache
+from ...packing import bool_at, check_actions_kernel, field1, field2, field3, float_at, int_at  # noqa: F401
 from ...rng import bounded, shuffle  # the shared per-game random stream
 
 LOC_HAND, LOC_TABLE, LOC_DISCARD, LOC_OUT = 0, 1, 2, 3
@@ -544,6 +546,114 @@ def observe_kernel(s, k, games, seats, out, chunks):
         observe_range(s, k, games, seats, out, c * n // chunks, (c + 1) * n // chunks)
 
 
-# The rules compile in the random stream's kernels (``rng.py``): a change there must reach this module's
-# cached machine code too (``kernel_cache``).
-drop_stale_cache(__file__, step_range, [_rng_module.__file__])
+# ------------------------------------------------------------------ the packed entry points
+# The core's state and constants live in one buffer (``packing.py``): these kernels take it as two
+# arrays and rebuild the tuples inside compiled code, so a call unboxes two arrays instead of ~60 (a
+# batch-1 step, observation or deal paid more for that than for its rules).
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def unpack(buf, meta):
+    """The ``State`` and ``Consts`` tuples from a core's packed buffer (``packing.py``)."""
+    s = State(
+        field2(buf, meta, 0, np.int8),  # card_loc
+        field2(buf, meta, 1, np.int8),  # card_where
+        field2(buf, meta, 2, np.int8),  # card_rot
+        field2(buf, meta, 3, np.bool_),  # card_public
+        field2(buf, meta, 4, np.bool_),  # card_selected
+        field2(buf, meta, 5, np.int16),  # deal_order
+        field2(buf, meta, 6, np.int8),  # set_size
+        field2(buf, meta, 7, np.int8),  # set_value
+        field2(buf, meta, 8, np.int8),  # hand_count
+        field1(buf, meta, 9, np.int8),  # sel_count
+        field1(buf, meta, 10, np.int8),  # sel_value
+        field2(buf, meta, 11, np.int16),  # points
+        field2(buf, meta, 12, np.bool_),  # out
+        field1(buf, meta, 13, np.int8),  # finishers
+        field1(buf, meta, 14, np.int8),  # current
+        field1(buf, meta, 15, np.int8),  # area
+        field1(buf, meta, 16, np.int32),  # turn
+        field1(buf, meta, 17, np.int16),  # rounds
+        field1(buf, meta, 18, np.bool_),  # terminated
+        field1(buf, meta, 19, np.bool_),  # truncated
+        field2(buf, meta, 20, np.float32),  # rewards
+        field2(buf, meta, 21, np.bool_),  # legal_mask
+        field2(buf, meta, 22, np.uint64),  # rng_state
+    )
+    k = Consts(
+        field2(buf, meta, 23, np.int8),  # values
+        field1(buf, meta, 24, np.int8),  # value_up
+        field1(buf, meta, 25, np.int8),  # value_flip
+        field1(buf, meta, 26, np.bool_),  # in_play
+        int_at(buf, meta, 27),  # star
+        int_at(buf, meta, 28),  # num_players
+        int_at(buf, meta, 29),  # areas
+        int_at(buf, meta, 30),  # target
+        int_at(buf, meta, 31),  # max_turns
+        int_at(buf, meta, 32),  # reward_mode
+        bool_at(buf, meta, 33),  # finisher_closed
+        int_at(buf, meta, 34),  # num_targets
+        int_at(buf, meta, 35),  # play
+        int_at(buf, meta, 36),  # add_base
+        int_at(buf, meta, 37),  # take_base
+        int_at(buf, meta, 38),  # turn_action
+        int_at(buf, meta, 39),  # obs_size
+        int_at(buf, meta, 40),  # card_width
+        int_at(buf, meta, 41),  # off_acting
+        int_at(buf, meta, 42),  # off_area
+        int_at(buf, meta, 43),  # off_selection
+        int_at(buf, meta, 44),  # off_players
+        int_at(buf, meta, 45),  # off_table
+        int_at(buf, meta, 46),  # off_hand_values
+        int_at(buf, meta, 47),  # off_cards
+    )
+    return s, k
+
+
+@njit(cache=True, _nrt=False)
+def step_range_packed(buf, meta, actions, active, lo, hi):
+    """``step_range`` on a packed core."""
+    s, k = unpack(buf, meta)
+    step_range(s, k, actions, active, lo, hi)
+
+
+@njit(cache=True, _nrt=False)
+def step_range_checked(s, k, actions, active, lo, hi):
+    """``check_actions_kernel``'s findings for the whole batch; ``step_range`` runs only when they find
+    no fault (so a bad action changes nothing). One call where a small batch paid two."""
+    findings = check_actions_kernel(actions, active, s.terminated, s.truncated, s.legal_mask)
+    live, first_out, first_bad, _ = findings
+    if live > 0 and first_out < 0 and first_bad < 0:
+        step_range(s, k, actions, active, lo, hi)
+    return findings
+
+
+@njit(cache=True, _nrt=False)
+def step_range_checked_packed(buf, meta, actions, active, lo, hi):
+    """``step_range_checked`` on a packed core."""
+    s, k = unpack(buf, meta)
+    return step_range_checked(s, k, actions, active, lo, hi)
+
+
+@njit(cache=True, _nrt=False)
+def deal_range_packed(buf, meta, games, lo, hi):
+    """``deal_range`` on a packed core."""
+    s, k = unpack(buf, meta)
+    deal_range(s, k, games, lo, hi)
+
+
+@njit(cache=True, _nrt=False)
+def observe_range_packed(buf, meta, games, seats, out, lo, hi):
+    """``observe_range`` on a packed core."""
+    s, k = unpack(buf, meta)
+    observe_range(s, k, games, seats, out, lo, hi)
+
+
+PACKED = {step_range: step_range_packed, step_range_checked: step_range_checked_packed,
+          deal_range: deal_range_packed, observe_range: observe_range_packed}
+"""The serial entry points' packed twins (``CompiledCore._run`` calls these on a packed core)."""
+
+
+# The rules compile in the random stream's kernels (``rng.py``) and the packed entry points the field
+# readers (``packing.py``): a change there must reach this module's cached machine code too (``kernel_cache``).
+drop_stale_cache(__file__, step_range, [_rng_module.__file__, _packing_module.__file__])

@@ -18,8 +18,10 @@ import collections
 import numpy as np
 from numba import njit, prange
 
+from ... import packing as _packing_module
 from ... import rng as _rng_module
 from ...kernel_cache import drop_stale_cache
+from ...packing import bool_at, check_actions_kernel, field1, field2, field3, float_at, int_at  # noqa: F401
 from ...rng import shuffle
 from . import actions, deck
 
@@ -563,6 +565,117 @@ def observe_kernel(s, k, games, seats, out, chunks):
         observe_range(s, k, games, seats, out, c * n // chunks, (c + 1) * n // chunks)
 
 
-# The rules compile in the random stream's kernels (``rng.py``): a change there must reach this module's
-# cached machine code too (``kernel_cache``).
-drop_stale_cache(__file__, step_range, [_rng_module.__file__])
+# ------------------------------------------------------------------ the packed entry points
+# The core's state and constants live in one buffer (``packing.py``): these kernels take it as two
+# arrays and rebuild the tuples inside compiled code, so a call unboxes two arrays instead of ~60 (a
+# batch-1 step, observation or deal paid more for that than for its rules).
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def unpack(buf, meta):
+    """The ``State`` and ``Consts`` tuples from a core's packed buffer (``packing.py``)."""
+    s = State(
+        field2(buf, meta, 0, np.int8),  # card_loc
+        field2(buf, meta, 1, np.int8),  # card_owner
+        field2(buf, meta, 2, np.bool_),  # card_seen
+        field2(buf, meta, 3, np.int8),  # card_pool
+        field2(buf, meta, 4, np.int8),  # draw_cards
+        field1(buf, meta, 5, np.int16),  # draw_pos
+        field1(buf, meta, 6, np.int16),  # draw_len
+        field2(buf, meta, 7, np.int8),  # pile_top
+        field2(buf, meta, 8, np.int16),  # hand_count
+        field2(buf, meta, 9, np.int8),  # hidden_count
+        field1(buf, meta, 10, np.int8),  # pending
+        field1(buf, meta, 11, np.int8),  # phase
+        field1(buf, meta, 12, np.int8),  # current
+        field1(buf, meta, 13, np.int8),  # dealer
+        field1(buf, meta, 14, np.int16),  # round
+        field1(buf, meta, 15, np.bool_),  # extra_turn
+        field1(buf, meta, 16, np.int8),  # dry_passes
+        field2(buf, meta, 17, np.int32),  # score
+        field2(buf, meta, 18, np.int16),  # went_out
+        field1(buf, meta, 19, np.int32),  # turn
+        field1(buf, meta, 20, np.bool_),  # terminated
+        field1(buf, meta, 21, np.bool_),  # truncated
+        field2(buf, meta, 22, np.float32),  # rewards
+        field2(buf, meta, 23, np.bool_),  # legal_mask
+        field2(buf, meta, 24, np.uint64),  # rng_state
+    )
+    k = Consts(
+        field1(buf, meta, 25, np.int8),  # colour
+        field1(buf, meta, 26, np.int8),  # number
+        field1(buf, meta, 27, np.int8),  # stars
+        field3(buf, meta, 28, np.uint8),  # fit_table
+        int_at(buf, meta, 29),  # num_players
+        int_at(buf, meta, 30),  # rounds
+        bool_at(buf, meta, 31),  # flip_on_extra_turns
+        int_at(buf, meta, 32),  # reward_mode
+        float_at(buf, meta, 33),  # round_reward_scale
+        int_at(buf, meta, 34),  # max_turns
+        int_at(buf, meta, 35),  # obs_size
+        int_at(buf, meta, 36),  # off_phase
+        int_at(buf, meta, 37),  # off_acting
+        int_at(buf, meta, 38),  # off_hand
+        int_at(buf, meta, 39),  # off_hidden
+        int_at(buf, meta, 40),  # off_pile_tops
+        int_at(buf, meta, 41),  # off_flip_card
+        int_at(buf, meta, 42),  # off_discards
+        int_at(buf, meta, 43),  # off_seen
+        int_at(buf, meta, 44),  # off_hand_sizes
+        int_at(buf, meta, 45),  # off_hidden_sizes
+        int_at(buf, meta, 46),  # off_table
+        int_at(buf, meta, 47),  # off_dealer
+        int_at(buf, meta, 48),  # off_scores
+        int_at(buf, meta, 49),  # off_pool
+        int_at(buf, meta, 50),  # off_pool_holdings
+    )
+    return s, k
+
+
+@njit(cache=True, _nrt=False)
+def step_range_packed(buf, meta, actions, active, lo, hi):
+    """``step_range`` on a packed core."""
+    s, k = unpack(buf, meta)
+    step_range(s, k, actions, active, lo, hi)
+
+
+@njit(cache=True, _nrt=False)
+def step_range_checked(s, k, actions, active, lo, hi):
+    """``check_actions_kernel``'s findings for the whole batch; ``step_range`` runs only when they find
+    no fault (so a bad action changes nothing). One call where a small batch paid two."""
+    findings = check_actions_kernel(actions, active, s.terminated, s.truncated, s.legal_mask)
+    live, first_out, first_bad, _ = findings
+    if live > 0 and first_out < 0 and first_bad < 0:
+        step_range(s, k, actions, active, lo, hi)
+    return findings
+
+
+@njit(cache=True, _nrt=False)
+def step_range_checked_packed(buf, meta, actions, active, lo, hi):
+    """``step_range_checked`` on a packed core."""
+    s, k = unpack(buf, meta)
+    return step_range_checked(s, k, actions, active, lo, hi)
+
+
+@njit(cache=True, _nrt=False)
+def deal_range_packed(buf, meta, games, lo, hi):
+    """``deal_range`` on a packed core."""
+    s, k = unpack(buf, meta)
+    deal_range(s, k, games, lo, hi)
+
+
+@njit(cache=True, _nrt=False)
+def observe_range_packed(buf, meta, games, seats, out, lo, hi):
+    """``observe_range`` on a packed core."""
+    s, k = unpack(buf, meta)
+    observe_range(s, k, games, seats, out, lo, hi)
+
+
+PACKED = {step_range: step_range_packed, step_range_checked: step_range_checked_packed,
+          deal_range: deal_range_packed, observe_range: observe_range_packed}
+"""The serial entry points' packed twins (``CompiledCore._run`` calls these on a packed core)."""
+
+
+# The rules compile in the random stream's kernels (``rng.py``) and the packed entry points the field
+# readers (``packing.py``): a change there must reach this module's cached machine code too (``kernel_cache``).
+drop_stale_cache(__file__, step_range, [_rng_module.__file__, _packing_module.__file__])

@@ -26,8 +26,10 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from . import actions, config, deck
+from ... import packing as _packing_module
 from ... import rng as _rng_module
 from ...kernel_cache import drop_stale_cache
+from ...packing import bool_at, check_actions_kernel, field1, field2, field3, float_at, int_at  # noqa: F401
 from ...rng import shuffle
 
 # Card locations (``card_loc``); see core.py.
@@ -736,6 +738,131 @@ def observe_kernel(s, k, games, seats, out, chunks):
         observe_range(s, k, games, seats, out, c * n // chunks, (c + 1) * n // chunks)
 
 
-# The rules compile in the random stream's kernels (``rng.py``): a change there must reach this module's
-# cached machine code too (``kernel_cache``).
-drop_stale_cache(__file__, step_range, [_rng_module.__file__])
+# ------------------------------------------------------------------ the packed entry points
+# The core's state and constants live in one buffer (``packing.py``): these kernels take it as two
+# arrays and rebuild the tuples inside compiled code, so a call unboxes two arrays instead of ~60 (a
+# batch-1 step, observation or deal paid more for that than for its rules).
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def unpack(buf, meta):
+    """The ``State`` and ``Consts`` tuples from a core's packed buffer (``packing.py``)."""
+    s = State(
+        field2(buf, meta, 0, np.int16),  # draw_cards
+        field1(buf, meta, 1, np.int16),  # draw_pos
+        field1(buf, meta, 2, np.int16),  # draw_len
+        field2(buf, meta, 3, np.int8),  # card_loc
+        field2(buf, meta, 4, np.int8),  # card_where
+        field2(buf, meta, 5, np.bool_),  # card_known
+        field3(buf, meta, 6, np.int16),  # layout
+        field2(buf, meta, 7, np.int16),  # pile_top
+        field2(buf, meta, 8, np.int16),  # pile_face
+        field1(buf, meta, 9, np.int16),  # pile_count
+        field2(buf, meta, 10, np.int16),  # top_count
+        field2(buf, meta, 11, np.int16),  # trophy_order
+        field2(buf, meta, 12, np.int8),  # trophy_owner
+        field1(buf, meta, 13, np.int16),  # trophy_pos
+        field2(buf, meta, 14, np.int16),  # trophy_count
+        field2(buf, meta, 15, np.int16),  # trophy_points
+        field2(buf, meta, 16, np.int16),  # prize_count
+        field2(buf, meta, 17, np.int16),  # prize_points
+        field1(buf, meta, 18, np.int8),  # current
+        field1(buf, meta, 19, np.int8),  # phase
+        field1(buf, meta, 20, np.int16),  # pending
+        field1(buf, meta, 21, np.int8),  # pending_slot
+        field1(buf, meta, 22, np.bool_),  # clear_pending
+        field1(buf, meta, 23, np.int32),  # turn
+        field1(buf, meta, 24, np.bool_),  # terminated
+        field1(buf, meta, 25, np.bool_),  # truncated
+        field2(buf, meta, 26, np.float32),  # rewards
+        field2(buf, meta, 27, np.bool_),  # legal_mask
+        field2(buf, meta, 28, np.int32),  # card_epoch
+        field1(buf, meta, 29, np.int32),  # reshuffles
+        field2(buf, meta, 30, np.uint64),  # rng_state
+    )
+    k = Consts(
+        field1(buf, meta, 31, np.int16),  # face
+        field1(buf, meta, 32, np.int64),  # fit_faces
+        field1(buf, meta, 33, np.bool_),  # is_prize
+        field1(buf, meta, 34, np.int8),  # function
+        field1(buf, meta, 35, np.int16),  # prize_value
+        field1(buf, meta, 36, np.int16),  # trophies
+        field1(buf, meta, 37, np.int16),  # card_type
+        field1(buf, meta, 38, np.int16),  # type_total
+        field2(buf, meta, 39, np.float32),  # features
+        field1(buf, meta, 40, np.int16),  # trophy_value_index
+        field1(buf, meta, 41, np.int64),  # loc_section
+        field2(buf, meta, 42, np.float32),  # loc_weight
+        int_at(buf, meta, 43),  # num_players
+        bool_at(buf, meta, 44),  # allow_keep
+        bool_at(buf, meta, 45),  # reshuffle_discards
+        int_at(buf, meta, 46),  # max_turns
+        int_at(buf, meta, 47),  # reward_mode
+        bool_at(buf, meta, 48),  # perfect_memory
+        int_at(buf, meta, 49),  # obs_size
+        int_at(buf, meta, 50),  # off_phase
+        int_at(buf, meta, 51),  # off_acting
+        int_at(buf, meta, 52),  # off_pending_card
+        int_at(buf, meta, 53),  # off_pending_slot
+        int_at(buf, meta, 54),  # off_pile_tops
+        int_at(buf, meta, 55),  # off_layouts
+        int_at(buf, meta, 56),  # off_table_counts
+        int_at(buf, meta, 57),  # off_players
+        int_at(buf, meta, 58),  # off_own_trophy_points
+        int_at(buf, meta, 59),  # off_unknown_cards
+        int_at(buf, meta, 60),  # off_own_trophies
+        int_at(buf, meta, 61),  # off_set_aside_cards
+        int_at(buf, meta, 62),  # off_covered_cards
+        int_at(buf, meta, 63),  # off_earlier_pool
+        int_at(buf, meta, 64),  # off_earlier_pool_cards
+    )
+    return s, k
+
+
+@njit(cache=True, _nrt=False)
+def step_range_packed(buf, meta, actions, active, lo, hi):
+    """``step_range`` on a packed core."""
+    s, k = unpack(buf, meta)
+    step_range(s, k, actions, active, lo, hi)
+
+
+@njit(cache=True, _nrt=False)
+def step_range_checked(s, k, actions, active, lo, hi):
+    """``check_actions_kernel``'s findings for the whole batch; ``step_range`` runs only when they find
+    no fault (so a bad action changes nothing). One call where a small batch paid two."""
+    findings = check_actions_kernel(actions, active, s.terminated, s.truncated, s.legal_mask)
+    live, first_out, first_bad, _ = findings
+    if live > 0 and first_out < 0 and first_bad < 0:
+        step_range(s, k, actions, active, lo, hi)
+    return findings
+
+
+@njit(cache=True, _nrt=False)
+def step_range_checked_packed(buf, meta, actions, active, lo, hi):
+    """``step_range_checked`` on a packed core."""
+    s, k = unpack(buf, meta)
+    return step_range_checked(s, k, actions, active, lo, hi)
+
+
+@njit(cache=True, _nrt=False)
+def deal_range_packed(buf, meta, games, lo, hi):
+    """``deal_range`` on a packed core."""
+    s, k = unpack(buf, meta)
+    deal_range(s, k, games, lo, hi)
+
+
+@njit(cache=True, _nrt=False)
+def observe_range_packed(buf, meta, games, seats, out, lo, hi):
+    """``observe_range`` on a packed core."""
+    s, k = unpack(buf, meta)
+    observe_range(s, k, games, seats, out, lo, hi)
+
+
+PACKED = {step_range: step_range_packed, step_range_checked: step_range_checked_packed,
+          deal_range: deal_range_packed, observe_range: observe_range_packed}
+"""The serial entry points' packed twins (``CompiledCore._run`` calls these on a packed core)."""
+
+
+# The rules compile in the random stream's kernels (``rng.py``) and the packed entry points the field
+# readers (``packing.py``): a change there must reach this module's cached machine code too (``kernel_cache``).
+drop_stale_cache(__file__, step_range, [_rng_module.__file__, _packing_module.__file__])

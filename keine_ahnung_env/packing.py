@@ -1,0 +1,204 @@
+"""One buffer for a core's state and constants, so that a kernel call passes two arrays, not ~60.
+
+Numba's compiled entry point unboxes every array argument at every call (~0.1 us each): a Keine
+Ahnung core's state tuple (31 arrays) and constants (12 arrays, 22 scalars) cost ~5 us per call, more
+than a batch-1 step of the rules. :func:`pack` copies the state arrays and the constants into one
+aligned ``uint8`` buffer, and the core's state attributes become views into it, so the arrays a user
+reads and writes are the ones the kernels see, as before. Each game's ``kernels.unpack(buf, meta)``
+rebuilds its ``State`` and ``Consts`` tuples inside compiled code from the buffer and a small table,
+``meta`` ([rows, 5] int64, one row per field, the state's fields first, then the constants'):
+
+| column | meaning                                                                    |
+|--------|----------------------------------------------------------------------------|
+| 0      | byte offset of the field in the buffer (a multiple of 64; the buffer starts on a 64-byte line) |
+| 1      | its length in bytes                                                        |
+| 2-4    | its shape, padded with zeros (a scalar constant: shape ``()``, 8 bytes)     |
+
+A scalar constant is stored as one 8-byte value (int64 for integers and booleans, float64 for floats)
+and read with :func:`int_at` / :func:`bool_at` / :func:`float_at`; an array field with
+:func:`field1` / :func:`field2` / :func:`field3` and its dtype. ``unpack`` is written by hand for each
+game, in the order of its ``STATE_FIELDS`` and ``Consts``; :func:`check_unpacked` (the tests) compares
+what it returns with the tuples field by field: dtype, shape, values and, for the state, the memory.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.core import cgutils
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic
+from numba.np.arrayobj import populate_array
+
+ALIGN = 64
+"""Every field starts at a multiple of this many bytes (a cache line)."""
+
+
+def pack(state: tuple, consts: tuple) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """``(buf, meta, views)``: the state arrays and the constants (named tuples) copied into one buffer,
+    the ``meta`` table of the module docstring, and the state arrays' views into ``buf`` (in the order
+    of ``state``), which replace the core's own arrays."""
+    items, shapes = [], []
+    for value in tuple(state) + tuple(consts):
+        if isinstance(value, np.ndarray):
+            if value.ndim > 3:
+                raise ValueError(f"pack: arrays of at most 3 dimensions; got shape {value.shape}")
+            items.append(np.ascontiguousarray(value))
+            shapes.append(value.shape)
+        elif isinstance(value, (bool, np.bool_, int, np.integer)):
+            items.append(np.array([int(value)], np.int64))
+            shapes.append(())
+        elif isinstance(value, (float, np.floating)):
+            items.append(np.array([float(value)], np.float64))
+            shapes.append(())
+        else:
+            raise ValueError(f"pack: a field must be an array, an integer, a boolean or a float; got {type(value)}")
+    meta = np.zeros((len(items), 5), np.int64)
+    offset = 0
+    for i, (item, shape) in enumerate(zip(items, shapes)):
+        meta[i, 0], meta[i, 1] = offset, item.nbytes
+        meta[i, 2 : 2 + len(shape)] = shape
+        offset += -(-max(item.nbytes, 1) // ALIGN) * ALIGN
+    raw = np.zeros(offset + ALIGN, np.uint8)  # NumPy aligns to 16 bytes: start the buffer at a cache line
+    start = -raw.ctypes.data % ALIGN
+    buf = raw[start : start + offset]
+    views = []
+    for i, item in enumerate(items):
+        lo = int(meta[i, 0])
+        view = buf[lo : lo + item.nbytes].view(item.dtype).reshape(item.shape)
+        view[...] = item
+        if i < len(state):
+            views.append(view)
+    return buf, meta, views
+
+
+@intrinsic
+def view_at(typingctx, buf, offset, shape, dtype):
+    """``buf[offset:]`` seen as a C-contiguous array of ``dtype`` and ``shape`` (a tuple), sharing
+    ``buf``'s memory and reference count. Built directly, without the checks of ``view``/``reshape``
+    (the fields' offsets and sizes come from :func:`pack`): those checks cost ~20 ns a field, ~1 us
+    for a game's ~60 fields at every kernel call."""
+    ndim = len(shape)
+    result = types.Array(dtype.instance_type, ndim, "C")
+
+    def codegen(context, builder, signature, args):
+        source = context.make_array(signature.args[0])(context, builder, args[0])
+        out = context.make_array(result)(context, builder)
+        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(result.dtype)))
+        shapes = cgutils.unpack_tuple(builder, args[2], ndim)
+        strides, stride = [None] * ndim, itemsize
+        for d in range(ndim - 1, -1, -1):
+            strides[d] = stride
+            stride = builder.mul(stride, shapes[d])
+        data = builder.bitcast(builder.gep(source.data, [args[1]]), out.data.type)
+        populate_array(out, data=data, shape=shapes, strides=strides, itemsize=itemsize, meminfo=source.meminfo)
+        return impl_ret_borrowed(context, builder, result, out._getvalue())
+
+    return result(buf, offset, shape, dtype), codegen
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def field1(buf, meta, i, dtype):
+    """Field ``i`` as a 1-d array of ``dtype`` (a view into ``buf``)."""
+    return view_at(buf, meta[i, 0], (meta[i, 2],), dtype)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def field2(buf, meta, i, dtype):
+    """Field ``i`` as a 2-d array of ``dtype``."""
+    return view_at(buf, meta[i, 0], (meta[i, 2], meta[i, 3]), dtype)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def field3(buf, meta, i, dtype):
+    """Field ``i`` as a 3-d array of ``dtype``."""
+    return view_at(buf, meta[i, 0], (meta[i, 2], meta[i, 3], meta[i, 4]), dtype)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def int_at(buf, meta, i):
+    """Scalar constant ``i`` (an integer)."""
+    return view_at(buf, meta[i, 0], (1,), np.int64)[0]
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def bool_at(buf, meta, i):
+    """Scalar constant ``i`` (a boolean)."""
+    return view_at(buf, meta[i, 0], (1,), np.int64)[0] != 0
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def float_at(buf, meta, i):
+    """Scalar constant ``i`` (a float)."""
+    return view_at(buf, meta[i, 0], (1,), np.float64)[0]
+
+
+@njit(cache=True, _nrt=False)
+def check_actions_kernel(actions, active, terminated, truncated, legal_mask):
+    """``(live games, first out-of-range game, first illegal game, illegal games)`` among the active
+    live games (-1 where none; a game is live when neither ``terminated`` nor ``truncated``); changes
+    nothing. One compiled pass, so that ``step`` pays no NumPy temporaries for its checks."""
+    live, first_out, first_bad, bad = 0, -1, -1, 0
+    A = legal_mask.shape[1]
+    for b in range(actions.shape[0]):
+        if terminated[b] or truncated[b]:
+            continue
+        live += 1
+        if not active[b]:
+            continue
+        a = actions[b]
+        if a < 0 or a >= A:
+            if first_out < 0:
+                first_out = b
+        elif not legal_mask[b, a]:
+            if first_bad < 0:
+                first_bad = b
+            bad += 1
+    return live, first_out, first_bad, bad
+
+
+def check_unpacked(state: tuple, consts: tuple, unpacked_state: tuple, unpacked_consts: tuple) -> list[str]:
+    """The differences between a core's tuples and what its ``kernels.unpack`` made of the buffer (an
+    empty list when they agree): per field, the dtype, the shape and the values, for a scalar its type
+    and value, and for a state array whether it is the very memory of the core's array."""
+    problems = []
+    for kind, ours, theirs in (("state", state, unpacked_state), ("consts", consts, unpacked_consts)):
+        if len(ours) != len(theirs):
+            problems.append(f"{kind}: {len(theirs)} fields unpacked; expected {len(ours)}")
+            continue
+        for name, want, got in zip(type(ours)._fields, ours, theirs):
+            if isinstance(want, np.ndarray):
+                if not isinstance(got, np.ndarray) or got.dtype != want.dtype or got.shape != want.shape:
+                    problems.append(f"{kind}.{name}: got {getattr(got, 'dtype', type(got))} "
+                                    f"{getattr(got, 'shape', '')}; expected {want.dtype} {want.shape}")
+                elif not np.array_equal(got, want):
+                    problems.append(f"{kind}.{name}: values differ")
+                elif kind == "state" and got.__array_interface__["data"][0] != want.__array_interface__["data"][0]:
+                    problems.append(f"{kind}.{name}: not the core's memory")
+            else:
+                want_type = bool if isinstance(want, (bool, np.bool_)) else \
+                    int if isinstance(want, (int, np.integer)) else float
+                if not isinstance(got, want_type) or (want_type is int and isinstance(got, bool)) or got != want:
+                    problems.append(f"{kind}.{name}: got {got!r}; expected {want!r}")
+    return problems
+
+
+def unpack_source(state: tuple, consts: tuple) -> str:
+    """The source of a game's ``unpack(buf, meta)`` for these tuples (a core's ``_state()`` and ``_k``):
+    a starting point for a new game's kernels module, checked there by :func:`check_unpacked`."""
+    def read(i, value):
+        if isinstance(value, np.ndarray):
+            return f"field{value.ndim}(buf, meta, {i}, np.{'bool_' if value.dtype == np.bool_ else value.dtype.name})"
+        kind = "bool" if isinstance(value, (bool, np.bool_)) else "int" if isinstance(value, (int, np.integer)) \
+            else "float"
+        return f"{kind}_at(buf, meta, {i})"
+
+    n = len(state)
+    lines = ['@njit(cache=True, inline="always", _nrt=False)', "def unpack(buf, meta):",
+             '    """The ``State`` and ``Consts`` tuples from a core\'s packed buffer (``packing.py``)."""',
+             "    s = State("]
+    lines += [f"        {read(i, v)},  # {name}" for i, (name, v) in enumerate(zip(type(state)._fields, state))]
+    lines += ["    )", "    k = Consts("]
+    lines += [f"        {read(n + i, v)},  # {name}" for i, (name, v) in enumerate(zip(type(consts)._fields, consts))]
+    lines += ["    )", "    return s, k"]
+    return "\n".join(lines) + "\n"
