@@ -116,12 +116,14 @@ class CoreAECEnv(AECEnv):
         if not isinstance(agent, str) or agent not in self.possible_agents:
             raise ValueError(f"unknown agent {agent!r}; allowed: {', '.join(self.possible_agents)}")
         seat = self.possible_agents.index(agent)
-        obs = self.core.observe(seat)[0]
+        core = self.core
+        obs = core.observe(seat)[0]
         if self._scale is not None:
             obs = obs * self._scale
-        mask = np.zeros(self.game.num_actions, np.int8)
         if self._to_act() == seat:
-            mask[:] = self.core.legal_mask[0]
+            mask = core.legal_mask[0].view(np.int8).copy()  # bool and int8 share a layout: one copy
+        else:
+            mask = np.zeros(self.game.num_actions, np.int8)
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action) -> None:
@@ -146,8 +148,8 @@ class CoreAECEnv(AECEnv):
         # The mover collects its reward through last() before acting; the standard AEC pattern
         # clears it so that _cumulative_rewards holds what happened since.
         self._cumulative_rewards[agent] = 0
-        core.step(np.array([action], np.int64))
-        self.rewards = {a: float(core.rewards[0, p]) for p, a in enumerate(self.possible_agents)}
+        core.step(np.array([action], np.intp))
+        self.rewards = dict(zip(self.possible_agents, core.rewards[0].tolist()))
         if core.terminated[0] or core.truncated[0]:
             terminated, truncated = bool(core.terminated[0]), bool(core.truncated[0])
             self.terminations = dict.fromkeys(self.agents, terminated)
