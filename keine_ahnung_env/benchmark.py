@@ -51,6 +51,7 @@ import tracemalloc
 from typing import Any, Callable
 
 import numpy as np
+from numba import njit, prange
 
 from . import registry
 from .cli import (Parser, UsageError, add_json, add_seed, check_int, check_json_path, check_number, check_seed,
@@ -261,6 +262,38 @@ def measure_core(num_players: int, batch: int, cfg: Config, observe: bool = Fals
     return row
 
 
+@njit(cache=True, parallel=True)
+def _fill_rows(out, chunks):
+    """Writes zeros into every row of ``out``, in ``chunks`` ranges over the threads (as the observe kernel
+    splits a batch)."""
+    n = out.shape[0]
+    for c in prange(chunks):
+        for i in range(c * n // chunks, (c + 1) * n // chunks):
+            for j in range(out.shape[1]):
+                out[i, j] = 0.0
+
+
+def measure_fill(num_players: int, batch: int, cfg: Config) -> float:
+    """Rows per second of only writing a fresh ``[batch, O]`` float32 observation array (zeros, in parallel
+    like the observe kernel): the memory traffic of the observations alone, a ceiling for the
+    "with the observation" rate."""
+    from .games.keine_ahnung import KeineAhnungCore, Rules
+
+    core = KeineAhnungCore(1, Rules.make(num_players), seed=cfg.seed)
+    size, chunks = core.observation_size, max(1, core._chunks(batch))
+
+    def once():
+        n, start = 0, time.perf_counter()
+        while True:
+            _fill_rows(np.empty((batch, size), np.float32), chunks)
+            n += batch
+            if time.perf_counter() - start >= cfg.seconds:
+                return n, time.perf_counter() - start, {}
+
+    _fill_rows(np.empty((1, size), np.float32), 1)
+    return _median([n / w for n, w, _ in timed_repeats(once, cfg.repeats)])
+
+
 OTHER_GAMES = ("gap_v0", "dnp_v0")
 """Registered games measured beside Keine Ahnung in the core section (through their specs)."""
 
@@ -330,12 +363,30 @@ def measure_scalar_pair(num_players: int, cfg: Config) -> dict[str, Any]:
             if n % 64 == 0 and time.perf_counter() - start >= cfg.seconds:
                 return n, time.perf_counter() - start, {}
 
+    def driver_once():
+        # The driver alone, on a fixed legal row: what any engine stepped this way costs at the least.
+        n, start = 0, time.perf_counter()
+        row = core.legal_mask[0].copy()
+        terminated, truncated = np.zeros(1, bool), np.zeros(1, bool)
+        while True:
+            if terminated[0] or truncated[0]:  # the loop's own check, as above
+                pass
+            legal = np.flatnonzero(row)
+            action[0] = legal[pick.randrange(legal.size)]
+            n += 1
+            if n % 64 == 0 and time.perf_counter() - start >= cfg.seconds:
+                return n, time.perf_counter() - start, {}
+
     ref_runs = timed_repeats(ref_once, cfg.repeats)
     core_runs = timed_repeats(core_once, cfg.repeats)
+    driver_runs = timed_repeats(driver_once, cfg.repeats)
     ref_rate = _median([n / w for n, w, _ in ref_runs])
     core_rate = _median([n / w for n, w, _ in core_runs])
+    driver_rate = _median([n / w for n, w, _ in driver_runs])
     return {"players": num_players, "reference_decisions_per_s": ref_rate, "core_batch1_decisions_per_s": core_rate,
-            "reference_over_core": ref_rate / core_rate}
+            "reference_over_core": ref_rate / core_rate, "core_over_reference": core_rate / ref_rate,
+            "driver_decisions_per_s": driver_rate,
+            "ratio_ceiling": driver_rate / ref_rate}
 
 
 # ------------------------------------------------------------------------------------------- peers
@@ -523,7 +574,7 @@ def section_core(cfg: Config) -> dict[str, Any]:
         for b in [b for b in cfg.batches if b in (1, 1024, 4096)] or cfg.batches[-1:]:
             row = measure_core(p, b, cfg, observe=True)
             obs_rows.append({"players": p, "batch": b, "decisions_per_s": row["decisions_per_s"],
-                             "observe_share": row["observe_share"]})
+                             "observe_share": row["observe_share"], "fill_rows_per_s": measure_fill(p, b, cfg)})
     scalar = [measure_scalar_pair(p, cfg) for p in cfg.players]
     hanabi, why = peer_rate("openspiel hanabi", cfg)
     out: dict[str, Any] = {"rows": rows, "with_observation": obs_rows, "batch1_vs_reference": scalar}
@@ -749,12 +800,19 @@ def render(results: dict[str, Any]) -> str:
         out.append("\n   with the observation of the seat to act built every step:")
         out.append(_table(c["with_observation"], [("players", "P", "int"), ("batch", "batch", "int"),
                                                   ("decisions_per_s", "dec/s", "int"),
-                                                  ("observe_share", "observe share", "pct")]))
+                                                  ("observe_share", "observe share", "pct"),
+                                                  ("fill_rows_per_s", "writing the rows alone, rows/s", "int")]))
+        out.append("   (writing the rows alone: zeros into a fresh [batch, O] float32 array, in parallel; no engine")
+        out.append("   and no encoding: the memory traffic of the observations, a ceiling for the dec/s column)")
         out.append("\n   batch 1 against the scalar reference engine (both: legal actions + Python random):")
         out.append(_table(c["batch1_vs_reference"], [("players", "P", "int"),
                                                      ("reference_decisions_per_s", "reference dec/s", "int"),
                                                      ("core_batch1_decisions_per_s", "core batch-1 dec/s", "int"),
-                                                     ("reference_over_core", "reference / core", "ratio")]))
+                                                     ("core_over_reference", "core / reference (speed-up)", "ratio"),
+                                                     ("driver_decisions_per_s", "driver alone dec/s", "int"),
+                                                     ("ratio_ceiling", "ceiling of core / reference", "ratio")]))
+        out.append("   (driver alone: the same loop's legal actions + Python random on a fixed row, no engine; no engine")
+        out.append("   driven this way can beat the reference by more than driver / reference, the last column)")
         if c.get("other_games"):
             out.append("\n   the other games' cores, the same random legal play:")
             out.append(_table(c["other_games"], [("game", "game", "str"), ("players", "P", "int"),

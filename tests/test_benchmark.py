@@ -46,9 +46,13 @@ def test_core_section_has_every_batch_with_positive_figures(results):
                     "state_bytes_per_game"):
             assert positive(row[key]), (key, row)
         assert 0 <= row["sampler_share"] <= 1
-    assert core["with_observation"] and all(positive(r["decisions_per_s"]) for r in core["with_observation"])
+    assert core["with_observation"] and all(positive(r["decisions_per_s"]) and positive(r["fill_rows_per_s"])
+                                            for r in core["with_observation"])
     (pair,) = core["batch1_vs_reference"]
     assert positive(pair["reference_decisions_per_s"]) and positive(pair["core_batch1_decisions_per_s"])
+    assert positive(pair["driver_decisions_per_s"])
+    assert pair["core_over_reference"] == pytest.approx(pair["core_batch1_decisions_per_s"] / pair["reference_decisions_per_s"])
+    assert pair["ratio_ceiling"] == pytest.approx(pair["driver_decisions_per_s"] / pair["reference_decisions_per_s"])
     if "hanabi_decisions_per_s" in core:
         assert positive(core["hanabi_decisions_per_s"]) and len(core["ratio_to_hanabi"]) == 2
     else:
