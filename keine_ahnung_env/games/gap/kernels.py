@@ -6,7 +6,7 @@ mirror ``reference.py`` (the readable engine they are tested against) step for s
 (``step_kernel``, ``deal_kernel``, ``observe_kernel``) run them over ranges of games in a ``prange``; the
 serial ``*_range`` loops run small batches on the calling thread. The per-game functions of the common
 path are ``inline="always"`` and ``_nrt=False`` (``docs/engine_pattern.md``); rare paths (reshuffle,
-end of a round, deal) stay ordinary calls. Constants of the variant
+end of a round with the next deal, a new game) stay ordinary calls. Constants of the variant
 travel in a :class:`Consts`. Compiled with ``cache=True``: the first use on a machine compiles, later
 processes load the machine code from ``__pycache__``.
 """
@@ -90,16 +90,9 @@ def _popcount(x):
     return np.int64((x * _H01) >> _U56)
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def _labels_below(low, high, label):
-    """How many of the labels in the 128-bit set ``(low, high)`` (bit L: label L) are below ``label``."""
-    if label < 64:
-        return _popcount(low & ((_U1 << np.uint64(label)) - _U1))
-    return _popcount(low) + _popcount(high & ((_U1 << np.uint64(label - 64)) - _U1))
-
-
 _U5, _U7, _U9, _U17, _U32, _U45 = (np.uint64(v) for v in (5, 7, 9, 17, 32, 45))
 _M32, _TWO32 = np.uint64(0xFFFFFFFF), np.uint64(1 << 32)
+_U0, _ALL = np.uint64(0), np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -142,7 +135,7 @@ def _shuffle(rng_state, b, values, n):
 
 
 @njit(cache=True, _nrt=False)
-def _reshuffle(s, b):
+def _reshuffle(card_loc, card_owner, card_pool, draw_cards, draw_pos, draw_len, rng_state, b):
     """Game b's new draw pile: every card below the two pile tops, taken in ascending card id and
     shuffled with the game's stream; nothing happens when there is nothing to shuffle.
 
@@ -151,54 +144,51 @@ def _reshuffle(s, b):
     cards form pool 1. So labels stay within 1..66 (a live pool has a card in a hand) and their order is
     the order of the reshuffles (``card_pool`` in core.py).
 
-    Two passes over the cards: the first gathers the cards below the tops into the draw pile and the
-    labels still held in hands as a 128-bit set (bit L: label L); the second gives each held label its
-    rank in that set plus 2, clears the other labels and moves the gathered cards. (A scan of the cards
-    per label cost 66 x 66 steps; separate passes for the count, the labels and the gathering cost
-    twice these two.)"""
-    loc = s.card_loc[b]
-    pool = s.card_pool[b]
-    draw = s.draw_cards[b]
+    Two branch-free passes over the cards: the first gathers the cards below the tops into the draw
+    pile and the labels still held in hands as a 128-bit set (bit L: label L); the second gives each
+    held label its rank in that set plus 2, clears the other labels and moves the gathered cards. (A
+    scan of the cards per label cost 66 x 66 steps; separate passes for the count, the labels and the
+    gathering, with branches, cost twice these two.) It takes the seven arrays it needs, not the whole
+    ``State``, whose every array's pointer, shape and strides a call would copy."""
+    loc = card_loc[b]
+    pool = card_pool[b]
+    draw = draw_cards[b]
+    owner = card_owner[b]
+    # Both passes without branches: where a card lies is as good as random to the branch predictor
+    # (with branches the first pass alone took half of a reshuffle).
     n = 0
     low = np.uint64(0)
     high = np.uint64(0)
     for c in range(NUM_CARDS):
         where = loc[c]
-        if where == LOC_UNDER:
-            draw[n] = c
-            n += 1
-        elif where == LOC_HAND:
-            label = np.int64(pool[c])
-            if label > 0:
-                if label < 64:
-                    low |= _U1 << np.uint64(label)
-                else:
-                    high |= _U1 << np.uint64(label - 64)
+        draw[n] = c  # kept only when the card lies below a top (n then moves on)
+        n += where == LOC_UNDER
+        label = np.int64(pool[c]) * (where == LOC_HAND)  # 0 (no label) outside the hands
+        bit = _U1 << np.uint64(label & 63)
+        low |= bit * np.uint64(label < 64)
+        high |= bit * np.uint64(label >= 64)
     if n == 0:
         return
-    owner = s.card_owner[b]
+    low &= ~_U1  # bit 0 stands for "no label"
     for c in range(NUM_CARDS):
         where = loc[c]
-        if where == LOC_HAND:
-            label = np.int64(pool[c])
-            if label > 0:
-                pool[c] = 2 + _labels_below(low, high, label)
-        elif where == LOC_UNDER:
-            loc[c] = LOC_DRAW
-            owner[c] = -1
-            pool[c] = 1
-        else:
-            pool[c] = 0
-    _shuffle(s.rng_state, b, draw, n)
-    s.draw_pos[b] = 0
-    s.draw_len[b] = n
+        label = np.int64(pool[c])
+        below = (_U1 << np.uint64(label & 63)) - _U1  # the labels under ``label`` in its own word
+        rank = _popcount(low & (below if label < 64 else _ALL)) + _popcount(high & (below if label >= 64 else _U0))
+        under = where == LOC_UNDER
+        pool[c] = (2 + rank) * ((where == LOC_HAND) & (label > 0)) + under
+        loc[c] = LOC_DRAW if under else where
+        owner[c] = -1 if under else owner[c]
+    _shuffle(rng_state, b, draw, n)
+    draw_pos[b] = 0
+    draw_len[b] = n
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _draw(s, b):
     """Takes the top draw card (reshuffling first if the pile is empty); -1 when nothing can be drawn."""
     if s.draw_pos[b] >= s.draw_len[b]:
-        _reshuffle(s, b)
+        _reshuffle(s.card_loc, s.card_owner, s.card_pool, s.draw_cards, s.draw_pos, s.draw_len, s.rng_state, b)
         if s.draw_pos[b] >= s.draw_len[b]:
             return -1
     pos = s.draw_pos[b]
@@ -272,11 +262,14 @@ def _final_rewards(s, k, b):
             s.rewards[b, p] += beats / (P - 1)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def _deal_round(s, k, b):
     """Shuffles all 66 cards with game b's stream and deals the round: 12 cards to each seat (seat 0
     first), the next two as the left and right starting cards (laid face up once everybody has chosen
-    their hidden cards), the rest as the draw pile. The seat left of the dealer chooses first."""
+    their hidden cards), the rest as the draw pile. The seat left of the dealer chooses first.
+
+    Inlined into its two callers, both rare ordinary calls (``_end_round``, ``_deal_game``): as a call
+    of its own it copied the whole ``State`` a second time per round."""
     P = k.num_players
     draw = s.draw_cards[b]
     loc = s.card_loc[b]
