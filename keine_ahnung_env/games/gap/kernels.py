@@ -16,10 +16,7 @@ from __future__ import annotations
 import collections
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, prange, types
-from numba.core import cgutils
-from numba.core.extending import intrinsic
+from numba import njit, prange
 
 from ... import rng as _rng_module
 from ...kernel_cache import drop_stale_cache
@@ -549,46 +546,6 @@ def _observe_game(s, k, b, seat, out):
     out[k.off_dealer + (s.dealer[b] - seat) % P] = 1.0
 
 
-
-@intrinsic
-def _prefetch(typingctx, row, index):
-    """Asks the CPU to bring the cache line of ``row[index]`` (a 1-D array) into its caches (LLVM's
-    ``llvm.prefetch``, x86 ``prefetcht0``): a hint, never a fault, no effect on any value."""
-    if not isinstance(row, types.Array) or row.ndim != 1 or not isinstance(index, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        row_type, index_type = signature.args
-        array = context.make_array(row_type)(context, builder, args[0])
-        i = context.cast(builder, args[1], index_type, types.intp)
-        pointer = cgutils.get_item_pointer(context, builder, row_type, array, [i], wraparound=False)
-        byte_pointer = ir.IntType(8).as_pointer()
-        i32 = ir.IntType(32)
-        function = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32]), "llvm.prefetch.p0")
-        # read, keep in all cache levels, data cache
-        builder.call(function, [builder.bitcast(pointer, byte_pointer), i32(0), i32(3), i32(1)])
-        return context.get_dummy_value()
-
-    return types.void(row, index), codegen
-
-
-PREFETCH_AHEAD = 6
-"""Games ahead whose scattered reads ``step_range`` asks for before it reaches them (~0.4 us ahead)."""
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _prefetch_game(s, b):
-    """Prefetches the reads of game b's next step that the CPU's stream prefetchers miss: the top of
-    its draw pile (a turn draws from row ``draw_cards[b]``, whose games are not visited in sequence:
-    that load missed the caches and was ~8% of the step) and the two rows the mask reads."""
-    _prefetch(s.draw_cards[b], s.draw_pos[b])
-    _prefetch(s.card_loc[b], 0)
-    _prefetch(s.card_loc[b], NUM_CARDS - 1)
-    _prefetch(s.card_owner[b], 0)
-    _prefetch(s.card_owner[b], NUM_CARDS - 1)
-
-
 # ============================================================================ batch kernels
 #
 # Each batch operation is a serial loop over a range of games (``*_range``; Numba inlines the per-game
@@ -602,8 +559,6 @@ def step_range(s, k, actions, active, lo, hi):
     """Steps the live, active games among ``lo..hi-1`` with their (legal) actions; every game's rewards
     in the range are reset first (only the steps that end a round or the game pay)."""
     for b in range(lo, hi):
-        if b + PREFETCH_AHEAD < hi:
-            _prefetch_game(s, b + PREFETCH_AHEAD)
         for p in range(s.rewards.shape[1]):
             # Only a step that ends a round or the game pays; a conditional store keeps LLVM from
             # making this loop a call of memset per game (it cost ~10% of a step). The kernels never
@@ -615,44 +570,12 @@ def step_range(s, k, actions, active, lo, hi):
             _mask_game(s, k, b)
 
 
-@intrinsic
-def _swap_parallel_chunksize(typingctx, size):
-    """``numba.set_parallel_chunksize(size)`` (returns the previous size) as calls of the C functions
-    behind it, declared as Numba's own ``prange`` code declares them (``parfor_lowering``): Numba's
-    overload calls them through ctypes pointers, and a kernel holding one cannot be cached on disk."""
-    if not isinstance(size, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        uintp = context.get_value_type(types.uintp)
-        get_size = cgutils.get_or_insert_function(builder.module, ir.FunctionType(uintp, []),
-                                                  "get_parallel_chunksize")
-        set_size = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [uintp]),
-                                                  "set_parallel_chunksize")
-        previous = builder.call(get_size, [])
-        builder.call(set_size, [context.cast(builder, args[0], signature.args[0], types.uintp)])
-        return previous
-
-    return types.uintp(size), codegen
-
-
-STEP_PIECES_PER_CHUNK = 4
-"""``step_kernel`` cuts each of the ``chunks`` ranges it is given into this many pieces, handed out to
-the threads one at a time."""
-
-
 @njit(cache=True, parallel=True)
 def step_kernel(s, k, actions, active, chunks):
-    """``step_range`` over the whole batch, in ``chunks * STEP_PIECES_PER_CHUNK`` ranges that the threads
-    take one at a time as they finish the last (dynamic scheduling: ``numba.set_parallel_chunksize(1)``):
-    with a fixed share per thread, the step waited for a thread that another process had slowed. The
-    result does not depend on the split (each game reads and writes only its own rows)."""
+    """``step_range`` over the whole batch, in ``chunks`` ranges spread over the threads."""
     n = actions.shape[0]
-    pieces = min(n, chunks * STEP_PIECES_PER_CHUNK)
-    previous = _swap_parallel_chunksize(1)
-    for c in prange(pieces):
-        step_range(s, k, actions, active, c * n // pieces, (c + 1) * n // pieces)
-    _swap_parallel_chunksize(previous)
+    for c in prange(chunks):
+        step_range(s, k, actions, active, c * n // chunks, (c + 1) * n // chunks)
 
 
 @njit(cache=True, _nrt=False)
