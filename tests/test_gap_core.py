@@ -129,16 +129,30 @@ def test_privileged_inputs_hold_the_opponents_cards_and_the_next_draws():
         assert [int(np.flatnonzero(row)[0]) for row in tail[:len(draws)]] == draws
 
 
-def test_fit_table_states_the_reference_rules_for_every_pair_of_tops_and_card():
-    from keine_ahnung_env.games.gap import kernels as K
-    from keine_ahnung_env.games.gap.core import FIT_TABLE
+def test_play_masks_for_every_pair_of_tops_equal_the_reference_rules():
+    """The compiled play mask (fits computed from the cards' colours and numbers) for every ordered pair
+    of pile tops, with all 64 other cards in the hand of the seat to act: each card's two play entries
+    are the reference's ``is_gap_card`` / ``matches``."""
+    from keine_ahnung_env.games.gap.core import LOC_HAND, LOC_TOP
     from keine_ahnung_env.games.gap.reference import is_gap_card, matches
 
-    cards = range(66)
-    expected = np.array([[[(K.FIT_LEFT if is_gap_card(c, a, b) or matches(c, a) else 0)
-                           | (K.FIT_RIGHT if is_gap_card(c, a, b) or matches(c, b) else 0)
-                           | (K.FIT_GAP if is_gap_card(c, a, b) else 0) for c in cards] for b in cards] for a in cards])
-    np.testing.assert_array_equal(FIT_TABLE, expected)
+    pairs = [(a, b) for a in range(66) for b in range(66) if a != b]
+    core = GapCore(len(pairs), Rules(2), seed=0)
+    core.card_loc[:], core.card_owner[:] = LOC_HAND, 0
+    expected = np.zeros(core.legal_mask.shape, bool)
+    for g, (a, b) in enumerate(pairs):
+        core.card_loc[g, [a, b]], core.card_owner[g, [a, b]] = LOC_TOP, [0, 1]
+        core.pile_top[g] = a, b
+        for c in range(66):
+            if c not in (a, b):
+                gap = is_gap_card(c, a, b)
+                expected[g, 2 * c] = gap or matches(c, a)
+                expected[g, 2 * c + 1] = gap or matches(c, b)
+    expected[:, ACTION_PASS] = True  # a pass is always legal
+    core.phase[:], core.current[:] = Phase.PLAY, 0
+    core.refresh_masks()
+    bad = np.flatnonzero((core.legal_mask != expected).any(axis=1))
+    assert bad.size == 0, f"{bad.size} pairs of tops differ, first {pairs[bad[0]] if bad.size else None}"
 
 
 @pytest.mark.parametrize("players", [2, 5])
@@ -168,3 +182,21 @@ def test_masks_of_random_positions_equal_the_reference_legal_actions(players):
         for b, ref in enumerate(refs):
             ref.phase = phase
             assert np.flatnonzero(core.legal_mask[b]).tolist() == ref.legal_actions(), f"position {b}, {phase!r}"
+
+
+def test_the_deal_shuffle_equals_the_shared_stream_shuffle():
+    """``kernels._shuffle`` (the stream's words in registers) against ``rng.shuffle``: the same
+    permutation and the same stream state after, for every length a deal or reshuffle uses."""
+    from keine_ahnung_env import rng
+    from keine_ahnung_env.games.gap import kernels as K
+
+    states = rng.game_rng_states(7, range(40))
+    for n in (0, 1, 2, 3, 17, 40, 65, 66):
+        mine, shared = states.copy(), states.copy()
+        for b in range(len(states)):
+            a, c = np.arange(66, dtype=np.int8), np.arange(66, dtype=np.int8)
+            K._shuffle(mine, b, a, n)
+            rng.shuffle(shared, b, c, n)
+            np.testing.assert_array_equal(a, c)
+        np.testing.assert_array_equal(mine, shared)
+        states = mine

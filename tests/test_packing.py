@@ -83,9 +83,10 @@ def test_unpack_source_names_every_field_in_order():
     source = unpack_source(core._state(), core._k)
     assert "field2(buf, meta, 0, np.int8),  # card_loc" in source
     assert "field2(buf, meta, 2, np.bool_),  # card_seen" in source
-    n = len(core.kernels.STATE_FIELDS)
-    assert f"float_at(buf, meta, {n + 8}),  # round_reward_scale" in source
-    assert f"bool_at(buf, meta, {n + 6}),  # flip_on_extra_turns" in source
+    row = {name: len(core.kernels.STATE_FIELDS) + i for i, name in enumerate(core._k._fields)}
+    assert f"float_at(buf, meta, {row['round_reward_scale']}),  # round_reward_scale" in source
+    assert f"bool_at(buf, meta, {row['flip_on_extra_turns']}),  # flip_on_extra_turns" in source
+    assert f"int_at(buf, meta, {row['num_players']}),  # num_players" in source
 
 
 def _play(core, steps, seed):

@@ -85,19 +85,10 @@ def _tables() -> tuple[np.ndarray, np.ndarray]:
 GAP_TABLE, MATCH_TABLE = _tables()
 """``GAP_TABLE[a, b, c]``: card c fits the gap between tops a and b; ``MATCH_TABLE[t, c]``: c matches top t."""
 
-FIT_TABLE = np.ascontiguousarray(
-    (GAP_TABLE | MATCH_TABLE[:, None, :]) * np.uint8(K.FIT_LEFT)
-    | (GAP_TABLE | MATCH_TABLE[None, :, :]) * np.uint8(K.FIT_RIGHT)
-    | GAP_TABLE * np.uint8(K.FIT_GAP), dtype=np.uint8)
-"""``FIT_TABLE[a, b, c]``: the ``kernels.FIT_*`` bits of card c between tops a (left) and b (right): playable
-left, playable right, a gap card (the kernels' one-load-per-card form of the two tables above)."""
-
-
 def make_consts(rules: Rules, layout: ObservationLayout) -> K.Consts:
     off = layout.offsets()
     return K.Consts(
         colour=CARD_COLOUR.copy(), number=CARD_NUMBER.copy(), stars=CARD_STARS.copy(),
-        fit_table=FIT_TABLE,
         num_players=int(rules.num_players), rounds=int(rules.rounds),
         flip_on_extra_turns=bool(rules.flip_on_extra_turns), reward_mode=_REWARD_CODES[rules.reward],
         round_reward_scale=float(rules.round_reward_scale), max_turns=int(rules.max_turns),
