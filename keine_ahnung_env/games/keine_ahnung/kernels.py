@@ -64,6 +64,8 @@ assert NUM_ACTIONS == actions.NUM_ACTIONS == 8 * MASK_WORDS + 4, \
 FIXED_PILES = 8
 """``_fit_bits`` reads this many pile faces without looking at ``pile_count`` (see there)."""
 PREFETCH_AHEAD = 4
+"""``step_range`` prefetches the rows of the game this many games ahead (``_prefetch_game``; 8 did
+no better)."""
 
 # Automatic-flow codes: what a game does next when no decision is pending.
 DECIDE, DRAW, AFTER_CHAIN, END_TURN = range(4)
@@ -527,7 +529,7 @@ def _prefetch(typingctx, array, row, col):
         data = context.make_array(array_type)(context, builder, args[0])
         row = context.cast(builder, args[1], row_type, types.intp)
         col = context.cast(builder, args[2], col_type, types.intp)
-        itemsize = context.get_constant(types.intp, array_type.dtype.bitwidth // 8 if array_type.dtype != types.boolean else 1)
+        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(array_type.dtype)))
         offset = builder.add(builder.mul(row, builder.extract_value(data.strides, 0)), builder.mul(col, itemsize))
         address = builder.gep(builder.bitcast(data.data, ir.IntType(8).as_pointer()), [offset])
         i32 = ir.IntType(32)
