@@ -4,9 +4,14 @@ the environment package importing the top-level ``agents`` package (which re-exp
 
 from __future__ import annotations
 
+import sys
+
 import numba
 import numpy as np
+from llvmlite import ir
 from numba import njit, prange
+from numba.core import types
+from numba.extending import intrinsic
 
 from . import rng as _rng  # noqa: F401 (sets the thread pool's wait policy before a parallel pass starts it)
 
@@ -20,6 +25,90 @@ _CHUNKS = 4 * numba.config.NUMBA_NUM_THREADS
 """Ranges a parallel pass splits the rows into (a few per thread, as the engines' kernels do)."""
 
 
+@intrinsic
+def _load_word(typingctx, array, row, col):
+    """The 8 bytes ``array[row, col:col + 8]`` of a C-contiguous 2-D array of bytes (bool, int8, uint8)
+    as one uint64 (byte i = bits 8i..8i+7), by one unaligned load."""
+    if not (isinstance(array, types.Array) and array.ndim == 2 and array.layout == "C"
+            and array.dtype in (types.boolean, types.int8, types.uint8)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        array_type, row_type, col_type = signature.args
+        data = context.make_array(array_type)(context, builder, args[0])
+        row = context.cast(builder, args[1], row_type, types.intp)
+        col = context.cast(builder, args[2], col_type, types.intp)
+        offset = builder.add(builder.mul(row, builder.extract_value(data.strides, 0)), col)
+        address = builder.gep(builder.bitcast(data.data, ir.IntType(8).as_pointer()), [offset])
+        word = builder.load(builder.bitcast(address, ir.IntType(64).as_pointer()), align=1)
+        if sys.byteorder != "little":  # byte i of the row is bits 8i..8i+7 of the word
+            word = builder.bswap(word)
+        return word
+    return types.uint64(array, row, col), codegen
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    """The number of set bits of a uint64 (LLVM's ctpop: one instruction where the CPU has it)."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return types.uint64(x), codegen
+
+
+_LOW_7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_HIGH_BIT = np.uint64(0x8080808080808080)
+_GATHER_BITS = np.uint64(0x0102040810204080)
+_U0, _U1, _U7, _U56 = np.uint64(0), np.uint64(1), np.uint64(7), np.uint64(56)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _bits_of_bytes(word):
+    """The 8 bytes of ``word`` as 8 bits (bit i = byte i nonzero): each byte's high bit set iff the byte
+    is nonzero (adding 0x7F to its low 7 bits carries into it, and never into the next byte), then the
+    8 high bits gathered into the top byte by one multiplication."""
+    nonzero = (((word & _LOW_7) + _LOW_7) | word) & _HIGH_BIT
+    return ((nonzero >> _U7) * _GATHER_BITS) >> _U56
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _row_bits(mask, b, width):
+    """Row b of a mask of ``width`` <= 64 columns as the bits of a uint64 (bit a = column a legal):
+    8-byte loads for the whole words, and the last 8 bytes of the row for the rest (never a byte past
+    the row's end); single bytes for rows shorter than 8."""
+    bits = _U0
+    words = width // 8
+    for i in range(words):
+        bits |= _bits_of_bytes(_load_word(mask, b, 8 * i)) << np.uint64(8 * i)
+    rest = width - 8 * words
+    if rest > 0:
+        if words > 0:
+            tail = _bits_of_bytes(_load_word(mask, b, width - 8)) >> np.uint64(8 - rest)
+            bits |= tail << np.uint64(8 * words)
+        else:
+            for a in range(width):
+                bits |= np.uint64(mask[b, a] != 0) << np.uint64(a)
+    return bits
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _select_bit(bits, k):
+    """The position of the k-th set bit (counting from 0) of the uint64 ``bits``; k < its set bits.
+    A binary search on the popcounts of the low halves, without branches (selects)."""
+    position = _U0
+    for step in range(6):
+        width = np.uint64(32 >> step)
+        low = bits & ((_U1 << width) - _U1)
+        count = _popcount(low)
+        upper = k >= count
+        bits = (bits >> width) if upper else low
+        k = (k - count) if upper else k
+        position = (position + width) if upper else position
+    return np.int64(position)
+
+
 @njit(cache=True, _nrt=False)
 def _pick_uniform_range(mask, u, out, lo, hi):
     """``out[b]`` for rows ``lo..hi-1``: the k-th legal action of row b (counting from 0),
@@ -27,8 +116,17 @@ def _pick_uniform_range(mask, u, out, lo, hi):
     rounded up to the count).
 
     Exactly NumPy's ``(cumsum(mask) > floor(u * n)).argmax()`` of the earlier version: the same
-    float64 product, truncated the same way, so the same draws give the same actions."""
+    float64 product, truncated the same way, so the same draws give the same actions. Masks of up to 64
+    actions (Keine Ahnung's 44) take each row as one 64-bit word: no branch per action, which the
+    branch predictor would miss (the legal actions of consecutive rows have nothing in common)."""
     A = mask.shape[1]
+    if A <= 64:
+        for b in range(lo, hi):
+            bits = _row_bits(mask, b, A)
+            n = _popcount(bits)
+            k = np.uint64(np.int64(u[b] * np.float64(n)))
+            out[b] = _select_bit(bits, k) if k < n else 0
+        return
     for b in range(lo, hi):
         n = 0
         for a in range(A):

@@ -290,7 +290,9 @@ def test_sample_masked_compiled_uniform_path_gives_the_actions_of_the_former_num
         return (cum > k[:, None]).argmax(axis=1).astype(np.int64)
 
     rng = np.random.default_rng(12)
-    for width, density in ((1, 0.5), (7, 0.5), (NUM_ACTIONS, 0.1), (NUM_ACTIONS, 0.9), (255, 0.99), (300, 0.6)):
+    # Widths on both sides of the one-word path's edges (8-byte loads, the 64-action word) and beyond it.
+    for width, density in ((1, 0.5), (7, 0.5), (8, 0.5), (9, 0.5), (NUM_ACTIONS, 0.1), (NUM_ACTIONS, 0.9),
+                           (63, 0.5), (64, 0.05), (64, 0.95), (65, 0.5), (255, 0.99), (300, 0.6)):
         mask = rng.random((3000, width)) < density
         mask[:5] = False
         mask[5:10] = True

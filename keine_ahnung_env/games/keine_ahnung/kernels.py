@@ -18,11 +18,12 @@ machine compiles, later processes load the machine code from ``__pycache__``.
 from __future__ import annotations
 
 import collections
+import sys
 
 import numpy as np
 from llvmlite import ir
 from numba import njit, prange
-from numba.core import types
+from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from . import actions, config, deck
@@ -56,6 +57,17 @@ assert ((MAIN, PLACE_DRAWN, PLACE_REVEALED, OVER) == tuple(int(p) for p in actio
         and (FUNCTION_REVEAL, FUNCTION_REMOVE, FUNCTION_REFILL) == (deck.FUNCTION_REVEAL, deck.FUNCTION_REMOVE,
                                                                     deck.FUNCTION_REFILL)), \
     "kernels.py's constants differ from actions.py / config.py / deck.py: update them"
+
+NUM_ACTIONS = ACTION_KEEP + 1
+MASK_WORDS = 5
+assert NUM_ACTIONS == actions.NUM_ACTIONS == 8 * MASK_WORDS + 4, \
+    "_mask_game writes a mask row as five 8-byte words and one 4-byte word: update it"
+
+FIXED_PILES = 8
+"""``_fit_bits`` reads this many pile faces without looking at ``pile_count`` (see there)."""
+PREFETCH_AHEAD = 4
+"""``step_range`` prefetches the rows of the game this many games ahead (``_prefetch_game``; 8 did
+no better)."""
 
 # Automatic-flow codes: what a game does next when no decision is pending.
 DECIDE, DRAW, AFTER_CHAIN, END_TURN = range(4)
@@ -188,9 +200,19 @@ def _refill_opponents(s, k, b):
 def _fit_bits(s, k, b, card):
     """The set of pile-top faces the card fits (bit f = face f), as an int64: the faces of the tops
     (bits, without branches) and the faces the card's face fits (``fit_faces``)."""
+    # The first 8 piles without a loop bound: an entry past the last pile reads NO_FACE (bit 36, which
+    # no ``fit_faces`` holds), and a fixed trip count spares the mispredicted exit of a loop of 0-8
+    # piles (3.4 on average in random play); more than 8 piles are rare.
     tops = np.int64(0)
-    for i in range(s.pile_count[b]):
-        tops |= np.int64(1) << np.int64(s.pile_face[b, i])
+    face = s.pile_face
+    if face.shape[1] >= FIXED_PILES:
+        for i in range(FIXED_PILES):
+            tops |= np.int64(1) << np.int64(face[b, i])
+        for i in range(FIXED_PILES, s.pile_count[b]):
+            tops |= np.int64(1) << np.int64(face[b, i])
+    else:
+        for i in range(s.pile_count[b]):
+            tops |= np.int64(1) << np.int64(face[b, i])
     return k.fit_faces[k.face[card]] & tops
 
 
@@ -237,23 +259,39 @@ def _remove_other_piles(card_loc, card_where, pile_top, pile_face, pile_count, t
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _oldest_pile(pile_face, b, face):
+    """The first pile showing ``face`` (one exists): the lowest of the matches among the first
+    ``FIXED_PILES`` piles, found without a loop whose exit the branch predictor would miss."""
+    if pile_face.shape[1] >= FIXED_PILES:
+        matches = np.int64(0)
+        for i in range(FIXED_PILES):
+            matches |= np.int64(pile_face[b, i] == face) << np.int64(i)
+        if matches != 0:
+            return _count_trailing_zeros(matches)
+        pile = FIXED_PILES
+    else:
+        pile = 0
+    while pile_face[b, pile] != face:
+        pile += 1
+    return np.int64(pile)
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _place(s, k, b, card, face):
     """Puts the card on the oldest pile showing ``face`` (-1: a new pile), resolves its extra
     function and returns the next flow code."""
     card_face = k.face[card]
     if face < 0:
-        pile = s.pile_count[b]
+        pile = np.int64(s.pile_count[b])
         s.pile_count[b] = pile + 1
+        s.top_count[b, card_face] += 1
     else:
-        pile = 0
-        while s.pile_face[b, pile] != face:
-            pile += 1
+        pile = _oldest_pile(s.pile_face, b, face)
+        changed = face != card_face  # counted without a branch (as good as random)
+        s.top_count[b, face] -= changed
+        s.top_count[b, card_face] += changed
     s.pile_top[b, pile] = card
     s.pile_face[b, pile] = card_face
-    if face != card_face:
-        if face >= 0:
-            s.top_count[b, face] -= 1
-        s.top_count[b, card_face] += 1
     s.card_loc[b, card] = LOC_PILE
     s.card_where[b, card] = pile
     function = k.function[card]
@@ -457,32 +495,91 @@ def _step_game(s, k, b, action):
     _advance(s, k, b, code)
 
 
+@intrinsic
+def _store_word(typingctx, array, row, col, value):
+    """Stores the integer ``value`` (its 4 or 8 bytes, byte i = bits 8i..8i+7) at ``array[row, col:]``
+    of a C-contiguous 2-D array of bytes (bool, int8, uint8), unaligned: one store instead of 4 or 8."""
+    if not (isinstance(array, types.Array) and array.ndim == 2 and array.layout == "C"
+            and array.dtype in (types.boolean, types.int8, types.uint8)
+            and isinstance(value, types.Integer) and value.bitwidth in (32, 64)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        array_type, row_type, col_type, value_type = signature.args
+        data = context.make_array(array_type)(context, builder, args[0])
+        row = context.cast(builder, args[1], row_type, types.intp)
+        col = context.cast(builder, args[2], col_type, types.intp)
+        offset = builder.add(builder.mul(row, builder.extract_value(data.strides, 0)), col)
+        address = builder.gep(builder.bitcast(data.data, ir.IntType(8).as_pointer()), [offset])
+        word = args[3]
+        if sys.byteorder != "little":  # byte i of the row is bits 8i..8i+7 of the value
+            word = builder.bswap(word)
+        builder.store(word, builder.bitcast(address, ir.IntType(value_type.bitwidth).as_pointer()), align=1)
+        return context.get_dummy_value()
+    return types.void(array, row, col, value), codegen
+
+
+@intrinsic
+def _prefetch(typingctx, array, row, col):
+    """Asks the CPU to bring the cache line of ``array[row, col]`` (a C-contiguous 2-D array) closer
+    (LLVM's ``prefetch``: a hint, no load, no fault)."""
+    if not (isinstance(array, types.Array) and array.ndim == 2 and array.layout == "C"):
+        return None
+
+    def codegen(context, builder, signature, args):
+        array_type, row_type, col_type = signature.args
+        data = context.make_array(array_type)(context, builder, args[0])
+        row = context.cast(builder, args[1], row_type, types.intp)
+        col = context.cast(builder, args[2], col_type, types.intp)
+        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(array_type.dtype)))
+        offset = builder.add(builder.mul(row, builder.extract_value(data.strides, 0)), builder.mul(col, itemsize))
+        address = builder.gep(builder.bitcast(data.data, ir.IntType(8).as_pointer()), [offset])
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [address.type, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [address, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+    return types.void(array, row, col), codegen
+
+
+_SPREAD_BYTES = np.uint64(0x0101010101010101)
+_BIT_OF_BYTE = np.uint64(0x8040201008040201)
+_NONZERO_TO_HIGH = np.uint64(0x7F7F7F7F7F7F7F7F)
+_U7 = np.uint64(7)
+_LOW_BYTE = np.uint64(0xFF)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _byte_per_bit(bits):
+    """The 8 low bits of the uint64 ``bits`` as 8 bytes of 0/1 (byte i = bit i): the byte copied into
+    every byte, bit i kept in byte i, and each byte made 1 if nonzero (adding 0x7F carries into its high
+    bit and never into the next byte)."""
+    x = (bits & _LOW_BYTE) * _SPREAD_BYTES & _BIT_OF_BYTE
+    return ((x + _NONZERO_TO_HIGH) >> _U7) & _SPREAD_BYTES
+
+
 @njit(cache=True, inline="always", _nrt=False)
 def _mask_game(s, k, b):
-    """Game b's legal-action mask. Every entry is written once, and none behind a branch on the
-    layout's occupancy or the fitting faces (both as good as random to the branch predictor)."""
-    mask = s.legal_mask
+    """Game b's legal-action mask: its 44 entries as the bits of one word (bit a = action a, built
+    without branches on the layout's occupancy or the fitting faces, both as good as random to the
+    branch predictor), written as five 8-byte and one 4-byte store (``_byte_per_bit``), not 44 bytes."""
     phase = s.phase[b]
+    word = np.uint64(0)
     if phase == MAIN:
         seat = s.current[b]
         count = 0
         for slot in range(SLOTS):
             occupied = s.layout[b, seat, slot] >= 0
-            mask[b, slot] = occupied
+            word |= np.uint64(occupied) << np.uint64(slot)
             count += occupied
-        mask[b, ACTION_CALL] = count <= CALL_MAX_CARDS
-        for a in range(ACTION_PLACE_BASE, mask.shape[1]):
-            mask[b, a] = False
+        word |= np.uint64(count <= CALL_MAX_CARDS) << np.uint64(ACTION_CALL)
     elif phase == PLACE_DRAWN or phase == PLACE_REVEALED:
-        for a in range(ACTION_PLACE_BASE):
-            mask[b, a] = False
-        fit = _fit_bits(s, k, b, s.pending[b])
-        for f in range(NUM_FACES):
-            mask[b, ACTION_PLACE_BASE + f] = (fit >> np.int64(f)) & np.int64(1) != 0
-        mask[b, ACTION_KEEP] = phase == PLACE_REVEALED and k.allow_keep
-    else:
-        for a in range(mask.shape[1]):
-            mask[b, a] = False
+        word = np.uint64(_fit_bits(s, k, b, s.pending[b])) << np.uint64(ACTION_PLACE_BASE)
+        word |= np.uint64(phase == PLACE_REVEALED and k.allow_keep) << np.uint64(ACTION_KEEP)
+    mask = s.legal_mask
+    for i in range(MASK_WORDS):
+        _store_word(mask, b, 8 * i, _byte_per_bit(word >> np.uint64(8 * i)))
+    _store_word(mask, b, 8 * MASK_WORDS, np.uint32(_byte_per_bit(word >> np.uint64(8 * MASK_WORDS))))
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -673,16 +770,40 @@ def _observe_earlier_pools(s, k, b, seat, out):
 # ``prange`` body directly is slower to compile and miscompiled in Numba 0.6x.
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _prefetch_game(s, b):
+    """Prefetches the rows of game b that a step reads at card- or pile-dependent places (the per-card
+    rows span up to three cache lines: bytes 0, 64 and the last one cover them); the rows read at fixed
+    places follow ``b`` in order, and the CPU's own prefetchers keep up with those."""
+    last = s.card_loc.shape[1] - 1
+    for cards in (s.card_loc, s.card_where):
+        _prefetch(cards, b, 0)
+        _prefetch(cards, b, 64)
+        _prefetch(cards, b, last)
+    _prefetch(s.card_known, b, 0)
+    _prefetch(s.card_known, b, 64)
+    _prefetch(s.card_known, b, last)
+    _prefetch(s.pile_face, b, 0)
+    _prefetch(s.top_count, b, 0)
+    _prefetch(s.top_count, b, NUM_FACES - 1)
+    _prefetch(s.draw_cards, b, s.draw_pos[b])
+
+
 @njit(cache=True, _nrt=False)
 def step_range(s, k, actions, active, lo, hi):
     """Steps the live, active games among ``lo..hi-1`` with their (legal) actions; every game's
     rewards in the range are reset first (only the step that ends a game pays)."""
     for b in range(lo, hi):
+        ahead = b + PREFETCH_AHEAD
+        if ahead < hi:
+            _prefetch_game(s, ahead)
+        g = np.uintp(b)
         for p in range(s.rewards.shape[1]):
-            s.rewards[b, p] = 0.0
-        if active[b] and s.phase[b] != OVER:
-            _step_game(s, k, b, actions[b])
-            _mask_game(s, k, b)
+            if s.rewards[g, p] != 0.0:  # a conditional store: LLVM made the plain loop a memset call per game
+                s.rewards[g, p] = 0.0
+        if active[g] and s.phase[g] != OVER:
+            _step_game(s, k, g, actions[g])
+            _mask_game(s, k, g)
 
 
 @njit(cache=True, parallel=True)
