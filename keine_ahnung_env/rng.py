@@ -121,14 +121,43 @@ def bounded(rng_state, b, n):
     return np.int64(m >> _U32)
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _next_words(s0, s1, s2, s3):
+    """One xoshiro256** output and the next state words: ``next64`` on words held in registers."""
+    result = _rotl(s1 * _U5, _U7) * _U9
+    t = s1 << _U17
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, _U45)
+    return result, s0, s1, s2, s3
+
+
 @njit(cache=True, _nrt=False)
 def shuffle(rng_state, b, values, n):
-    """Shuffles ``values[:n]`` in place (Fisher-Yates, last position first) with game b's stream."""
+    """Shuffles ``values[:n]`` in place (Fisher-Yates, last position first) with game b's stream: position
+    i swaps with ``bounded(rng_state, b, i + 1)``. The stream's four words stay in registers for the whole
+    shuffle (``next64`` and ``bounded`` inlined): calling them per card loaded and stored the stream each
+    time, and a deal shuffles every card (the gap game's deal: 66)."""
+    s0, s1, s2, s3 = rng_state[b, 0], rng_state[b, 1], rng_state[b, 2], rng_state[b, 3]
     for i in range(n - 1, 0, -1):
-        j = bounded(rng_state, b, i + 1)
+        un = np.uint64(i + 1)
+        r, s0, s1, s2, s3 = _next_words(s0, s1, s2, s3)
+        m = (r >> _U32) * un
+        low = m & _M32
+        if low < un:  # Lemire's rejection, as in ``bounded``; for small n about once in 2**26 draws
+            threshold = (_TWO32 - un) % un
+            while low < threshold:
+                r, s0, s1, s2, s3 = _next_words(s0, s1, s2, s3)
+                m = (r >> _U32) * un
+                low = m & _M32
+        j = np.int64(m >> _U32)
         tmp = values[i]
         values[i] = values[j]
         values[j] = tmp
+    rng_state[b, 0], rng_state[b, 1], rng_state[b, 2], rng_state[b, 3] = s0, s1, s2, s3
 
 
 # ---------------------------------------------------------------------------- Python form

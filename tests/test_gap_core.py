@@ -182,21 +182,3 @@ def test_masks_of_random_positions_equal_the_reference_legal_actions(players):
         for b, ref in enumerate(refs):
             ref.phase = phase
             assert np.flatnonzero(core.legal_mask[b]).tolist() == ref.legal_actions(), f"position {b}, {phase!r}"
-
-
-def test_the_deal_shuffle_equals_the_shared_stream_shuffle():
-    """``kernels._shuffle`` (the stream's words in registers) against ``rng.shuffle``: the same
-    permutation and the same stream state after, for every length a deal or reshuffle uses."""
-    from keine_ahnung_env import rng
-    from keine_ahnung_env.games.gap import kernels as K
-
-    states = rng.game_rng_states(7, range(40))
-    for n in (0, 1, 2, 3, 17, 40, 65, 66):
-        mine, shared = states.copy(), states.copy()
-        for b in range(len(states)):
-            a, c = np.arange(66, dtype=np.int8), np.arange(66, dtype=np.int8)
-            K._shuffle(mine, b, a, n)
-            rng.shuffle(shared, b, c, n)
-            np.testing.assert_array_equal(a, c)
-        np.testing.assert_array_equal(mine, shared)
-        states = mine

@@ -22,6 +22,7 @@ from ... import packing as _packing_module
 from ... import rng as _rng_module
 from ...kernel_cache import drop_stale_cache
 from ...packing import bool_at, check_actions_kernel, field1, field2, field3, float_at, int_at  # noqa: F401
+from ...rng import shuffle
 from . import actions, config, deck
 
 # Card locations (``card_loc``); see core.py.
@@ -75,7 +76,8 @@ Consts = collections.namedtuple("Consts", (
 # ----------------------------------------------------------------- cards and piles
 
 
-_U1, _U2, _U4, _U19, _U56, _U57 = (np.uint64(v) for v in (1, 2, 4, 19, 56, 57))
+_U1, _U2, _U4, _U56 = (np.uint64(v) for v in (1, 2, 4, 56))
+_U0, _ALL = np.uint64(0), np.uint64(0xFFFFFFFFFFFFFFFF)
 _M55, _M33, _M0F, _H01 = (np.uint64(v) for v in (0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F,
                                                  0x0101010101010101))
 
@@ -87,50 +89,6 @@ def _popcount(x):
     x = (x & _M33) + ((x >> _U2) & _M33)
     x = (x + (x >> _U4)) & _M0F
     return np.int64((x * _H01) >> _U56)
-
-
-_U5, _U7, _U9, _U17, _U32, _U45 = (np.uint64(v) for v in (5, 7, 9, 17, 32, 45))
-_M32, _TWO32 = np.uint64(0xFFFFFFFF), np.uint64(1 << 32)
-_U0, _ALL = np.uint64(0), np.uint64(0xFFFFFFFFFFFFFFFF)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _xoshiro(s0, s1, s2, s3):
-    """One xoshiro256** output and the next state words (``rng.next64`` on words held in registers)."""
-    result = (((s1 * _U5) << _U7) | ((s1 * _U5) >> _U57)) * _U9
-    t = s1 << _U17
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = (s3 << _U45) | (s3 >> _U19)
-    return result, s0, s1, s2, s3
-
-
-@njit(cache=True, _nrt=False)
-def _shuffle(rng_state, b, values, n):
-    """``rng.shuffle(rng_state, b, values, n)`` bit for bit (the same draws, the same permutation, the
-    same stream state after), with the stream's four words kept in registers and ``next64`` /
-    ``bounded`` inlined: the shared one calls both per card and loads and stores the stream each
-    time, and a deal shuffles 66 cards."""
-    s0, s1, s2, s3 = rng_state[b, 0], rng_state[b, 1], rng_state[b, 2], rng_state[b, 3]
-    for i in range(n - 1, 0, -1):
-        un = np.uint64(i + 1)
-        r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-        m = (r >> _U32) * un
-        low = m & _M32
-        if low < un:  # Lemire's rejection (``rng.bounded``); for n <= 66 about once in 2**26 draws
-            threshold = (_TWO32 - un) % un
-            while low < threshold:
-                r, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-                m = (r >> _U32) * un
-                low = m & _M32
-        j = np.int64(m >> _U32)
-        tmp = values[i]
-        values[i] = values[j]
-        values[j] = tmp
-    rng_state[b, 0], rng_state[b, 1], rng_state[b, 2], rng_state[b, 3] = s0, s1, s2, s3
 
 
 @njit(cache=True, _nrt=False)
@@ -178,7 +136,7 @@ def _reshuffle(card_loc, card_owner, card_pool, draw_cards, draw_pos, draw_len, 
         pool[c] = (2 + rank) * ((where == LOC_HAND) & (label > 0)) + under
         loc[c] = LOC_DRAW if under else where
         owner[c] = -1 if under else owner[c]
-    _shuffle(rng_state, b, draw, n)
+    shuffle(rng_state, b, draw, n)
     draw_pos[b] = 0
     draw_len[b] = n
 
@@ -279,7 +237,7 @@ def _deal_round(s, k, b):
         draw[c] = c
         seen[c] = False
         pool[c] = 0
-    _shuffle(s.rng_state, b, draw, NUM_CARDS)
+    shuffle(s.rng_state, b, draw, NUM_CARDS)
     for p in range(P):  # seat by seat: no division of the deck position by 12
         for i in range(p * HAND_SIZE, (p + 1) * HAND_SIZE):
             c = draw[i]
