@@ -365,6 +365,8 @@ def measure_scalar_pair(num_players: int, cfg: Config) -> dict[str, Any]:
 
     def driver_once():
         # The driver alone, on a fixed legal row: what any engine stepped this way costs at the least.
+        if not core.legal_mask[0].any():  # the last core run may have stopped on a finished game
+            core.reset_games(reset_index)
         n, start = 0, time.perf_counter()
         row = core.legal_mask[0].copy()
         terminated, truncated = np.zeros(1, bool), np.zeros(1, bool)

@@ -139,3 +139,23 @@ def test_compile_section_times_a_fresh_and_a_cached_first_use():
     figures = measure_first_use()
     assert all(positive(figures[k]) for k in ("compile_seconds", "cached_seconds", "compile_import_seconds"))
     assert figures["cached_seconds"] < figures["compile_seconds"]
+
+
+def test_the_batch1_driver_ceiling_survives_a_game_that_ended_in_the_core_run(monkeypatch):
+    # The driver alone takes its legal row from the batch-1 core; the core run may stop on a finished
+    # game (an all-False row): the driver then deals a new one instead of failing on an empty range.
+    from types import SimpleNamespace
+
+    from keine_ahnung_env import benchmark
+    from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore
+
+    step = KeineAhnungCore.step
+
+    def step_and_end(self, actions, active=None):
+        step(self, actions, active)
+        self.terminated[:] = True
+        self.legal_mask[:] = False
+
+    monkeypatch.setattr(KeineAhnungCore, "step", step_and_end)
+    pair = benchmark.measure_scalar_pair(4, SimpleNamespace(seed=0, seconds=0.02, repeats=1))
+    assert pair["driver_decisions_per_s"] > 0 and pair["ratio_ceiling"] > 0
