@@ -91,10 +91,10 @@ def _rotl(x, k):
     return (x << k) | (x >> (np.uint64(64) - k))
 
 
-@njit(cache=True, _nrt=False)
-def next64(rng_state, b):
-    """One xoshiro256** output of game b's stream (advances ``rng_state[b]``)."""
-    s0, s1, s2, s3 = rng_state[b, 0], rng_state[b, 1], rng_state[b, 2], rng_state[b, 3]
+@njit(cache=True, inline="always", _nrt=False)
+def _next_words(s0, s1, s2, s3):
+    """One xoshiro256** output and the next state words, from four words held in registers (``shuffle``
+    keeps them there for a whole shuffle; ``next64`` loads and stores a game's row around one step)."""
     result = _rotl(s1 * _U5, _U7) * _U9
     t = s1 << _U17
     s2 ^= s0
@@ -103,6 +103,13 @@ def next64(rng_state, b):
     s0 ^= s3
     s2 ^= t
     s3 = _rotl(s3, _U45)
+    return result, s0, s1, s2, s3
+
+
+@njit(cache=True, _nrt=False)
+def next64(rng_state, b):
+    """One xoshiro256** output of game b's stream (advances ``rng_state[b]``)."""
+    result, s0, s1, s2, s3 = _next_words(rng_state[b, 0], rng_state[b, 1], rng_state[b, 2], rng_state[b, 3])
     rng_state[b, 0], rng_state[b, 1], rng_state[b, 2], rng_state[b, 3] = s0, s1, s2, s3
     return result
 
@@ -119,20 +126,6 @@ def bounded(rng_state, b, n):
             m = (next64(rng_state, b) >> _U32) * un
             low = m & _M32
     return np.int64(m >> _U32)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _next_words(s0, s1, s2, s3):
-    """One xoshiro256** output and the next state words: ``next64`` on words held in registers."""
-    result = _rotl(s1 * _U5, _U7) * _U9
-    t = s1 << _U17
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = _rotl(s3, _U45)
-    return result, s0, s1, s2, s3
 
 
 @njit(cache=True, _nrt=False)
