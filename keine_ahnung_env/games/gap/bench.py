@@ -74,6 +74,30 @@ def measure_core(num_players: int, batch: int, seconds: float = 1.0, repeats: in
             "engine_decisions_per_s": statistics.median(n / e for n, _, e in runs)}
 
 
+def _redeal(core) -> None:
+    """Deals new games in the rows whose games ended."""
+    done = np.flatnonzero(core.terminated | core.truncated)
+    if done.size:
+        core.reset_games(done)
+
+
+def _record(core, rng, warmup: int, steps: int) -> tuple[dict, list]:
+    """Random legal play: ``warmup`` steps (the games desynchronised), then ``steps`` recorded ones, finished
+    games re-dealt at once. Returns the state arrays before the recorded steps and their actions."""
+    from . import kernels as K
+
+    for _ in range(warmup):
+        core.step(sample_masked(rng, core.legal_mask))
+        _redeal(core)
+    start = {name: getattr(core, name).copy() for name in K.STATE_FIELDS}
+    actions = []
+    for _ in range(steps):
+        actions.append(sample_masked(rng, core.legal_mask))
+        core.step(actions[-1])
+        _redeal(core)
+    return start, actions
+
+
 def profile_step(num_players: int, batch: int, steps: int = 100, repeats: int = 7, seed: int = 0) -> dict:
     """Single-thread CPU time per decision of the engine loop and of the mask alone (best of ``repeats``
     replays of ``steps`` recorded random steps from the same start)."""
@@ -87,27 +111,13 @@ def profile_step(num_players: int, batch: int, steps: int = 100, repeats: int = 
         core = GapCore(batch, Rules(num_players), seed=seed)
         core.parallel_min_games = 10**9  # the serial kernels: the time of one thread
         rng = np.random.default_rng(seed)
-
-        def redeal():
-            done = np.flatnonzero(core.terminated | core.truncated)
-            if done.size:
-                core.reset_games(done)
-
-        for _ in range(50):
-            core.step(sample_masked(rng, core.legal_mask))
-            redeal()
-        start = {name: getattr(core, name).copy() for name in K.STATE_FIELDS}
-        actions = []
-        for _ in range(steps):
-            actions.append(sample_masked(rng, core.legal_mask))
-            core.step(actions[-1])
-            redeal()
+        start, actions = _record(core, rng, 50, steps)
         games = np.arange(batch)
 
         def engine():
             for a in actions:
                 core.step(a)
-                redeal()
+                _redeal(core)
 
         def mask():
             for _ in actions:
@@ -156,21 +166,7 @@ def compare_kernels(files: dict, num_players: int = 4, batch: int = 4096, steps:
         core = GapCore(batch, Rules(num_players), seed=seed)
         core.parallel_min_games = 10**9
         rng = np.random.default_rng(seed)
-
-        def redeal():
-            done = np.flatnonzero(core.terminated | core.truncated)
-            if done.size:
-                core.reset_games(done)
-
-        for _ in range(300):  # as many steps as a game lasts: the games desynchronised
-            core.step(sample_masked(rng, core.legal_mask))
-            redeal()
-        start = {name: getattr(core, name).copy() for name in K.STATE_FIELDS}
-        actions = []
-        for _ in range(steps):
-            actions.append(sample_masked(rng, core.legal_mask))
-            core.step(actions[-1])
-            redeal()
+        start, actions = _record(core, rng, 300, steps)  # 300: as many steps as a game lasts
         end = {name: getattr(core, name).copy() for name in K.STATE_FIELDS}
         consts = dict(core._k._asdict(), **extra_consts)
         active = np.ones(batch, bool)
