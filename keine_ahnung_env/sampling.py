@@ -4,16 +4,14 @@ the environment package importing the top-level ``agents`` package (which re-exp
 
 from __future__ import annotations
 
-import sys
-
 import numba
 import numpy as np
-from llvmlite import ir
 from numba import njit, prange
-from numba.core import types
-from numba.extending import intrinsic
 
+from . import bits as _bits_module
 from . import rng as _rng  # noqa: F401 (sets the thread pool's wait policy before a parallel pass starts it)
+from .bits import load_word, popcount
+from .kernel_cache import drop_stale_cache
 
 
 PARALLEL_MIN_ROWS = 1024
@@ -23,39 +21,6 @@ The actions never depend on it (each row reads only its own mask row and draw); 
 
 _CHUNKS = 4 * numba.config.NUMBA_NUM_THREADS
 """Ranges a parallel pass splits the rows into (a few per thread, as the engines' kernels do)."""
-
-
-@intrinsic
-def _load_word(typingctx, array, row, col):
-    """The 8 bytes ``array[row, col:col + 8]`` of a C-contiguous 2-D array of bytes (bool, int8, uint8)
-    as one uint64 (byte i = bits 8i..8i+7), by one unaligned load."""
-    if not (isinstance(array, types.Array) and array.ndim == 2 and array.layout == "C"
-            and array.dtype in (types.boolean, types.int8, types.uint8)):
-        return None
-
-    def codegen(context, builder, signature, args):
-        array_type, row_type, col_type = signature.args
-        data = context.make_array(array_type)(context, builder, args[0])
-        row = context.cast(builder, args[1], row_type, types.intp)
-        col = context.cast(builder, args[2], col_type, types.intp)
-        offset = builder.add(builder.mul(row, builder.extract_value(data.strides, 0)), col)
-        address = builder.gep(builder.bitcast(data.data, ir.IntType(8).as_pointer()), [offset])
-        word = builder.load(builder.bitcast(address, ir.IntType(64).as_pointer()), align=1)
-        if sys.byteorder != "little":  # byte i of the row is bits 8i..8i+7 of the word
-            word = builder.bswap(word)
-        return word
-    return types.uint64(array, row, col), codegen
-
-
-@intrinsic
-def _popcount(typingctx, x):
-    """The number of set bits of a uint64 (LLVM's ctpop: one instruction where the CPU has it)."""
-    if x != types.uint64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-    return types.uint64(x), codegen
 
 
 _LOW_7 = np.uint64(0x7F7F7F7F7F7F7F7F)
@@ -81,11 +46,11 @@ def _row_bits(mask, b, width):
     bits = _U0
     words = width // 8
     for i in range(words):
-        bits |= _bits_of_bytes(_load_word(mask, b, 8 * i)) << np.uint64(8 * i)
+        bits |= _bits_of_bytes(load_word(mask, b, 8 * i)) << np.uint64(8 * i)
     rest = width - 8 * words
     if rest > 0:
         if words > 0:
-            tail = _bits_of_bytes(_load_word(mask, b, width - 8)) >> np.uint64(8 - rest)
+            tail = _bits_of_bytes(load_word(mask, b, width - 8)) >> np.uint64(8 - rest)
             bits |= tail << np.uint64(8 * words)
         else:
             for a in range(width):
@@ -101,7 +66,7 @@ def _select_bit(bits, k):
     for step in range(6):
         width = np.uint64(32 >> step)
         low = bits & ((_U1 << width) - _U1)
-        count = _popcount(low)
+        count = popcount(low)
         upper = k >= count
         bits = (bits >> width) if upper else low
         k = (k - count) if upper else k
@@ -123,7 +88,7 @@ def _pick_uniform_range(mask, u, out, lo, hi):
     if A <= 64:
         for b in range(lo, hi):
             bits = _row_bits(mask, b, A)
-            n = _popcount(bits)
+            n = popcount(bits)
             k = np.uint64(np.int64(u[b] * np.float64(n)))
             out[b] = _select_bit(bits, k) if k < n else 0
         return
@@ -202,3 +167,8 @@ def check_batch(observation, action_mask, num_actions: int | None = None, game: 
     if num_actions is not None and mask.shape[1] != num_actions:
         raise ValueError(f"action_mask must have {num_actions} columns ({game} actions); got {mask.shape[1]}")
     return obs, mask
+
+
+# The sampler compiles in the shared bit primitives (``bits.py``): a change there must reach this module's
+# cached machine code too (``kernel_cache``).
+drop_stale_cache(__file__, _pick_uniform, [_bits_module.__file__])

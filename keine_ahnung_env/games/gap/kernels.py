@@ -18,8 +18,10 @@ import collections
 import numpy as np
 from numba import njit, prange
 
+from ... import bits as _bits_module
 from ... import packing as _packing_module
 from ... import rng as _rng_module
+from ...bits import popcount
 from ...kernel_cache import drop_stale_cache
 from ...packing import bool_at, check_actions_kernel, field1, field2, field3, float_at, int_at  # noqa: F401
 from ...rng import shuffle
@@ -76,19 +78,8 @@ Consts = collections.namedtuple("Consts", (
 # ----------------------------------------------------------------- cards and piles
 
 
-_U1, _U2, _U4, _U56 = (np.uint64(v) for v in (1, 2, 4, 56))
+_U1 = np.uint64(1)
 _U0, _ALL = np.uint64(0), np.uint64(0xFFFFFFFFFFFFFFFF)
-_M55, _M33, _M0F, _H01 = (np.uint64(v) for v in (0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F,
-                                                 0x0101010101010101))
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _popcount(x):
-    """Set bits of the uint64 ``x`` (the classic SWAR count)."""
-    x = x - ((x >> _U1) & _M55)
-    x = (x & _M33) + ((x >> _U2) & _M33)
-    x = (x + (x >> _U4)) & _M0F
-    return np.int64((x * _H01) >> _U56)
 
 
 @njit(cache=True, _nrt=False)
@@ -131,7 +122,8 @@ def _reshuffle(card_loc, card_owner, card_pool, draw_cards, draw_pos, draw_len, 
         where = loc[c]
         label = np.int64(pool[c])
         below = (_U1 << np.uint64(label & 63)) - _U1  # the labels under ``label`` in its own word
-        rank = _popcount(low & (below if label < 64 else _ALL)) + _popcount(high & (below if label >= 64 else _U0))
+        rank = np.int64(popcount(low & (below if label < 64 else _ALL))
+                        + popcount(high & (below if label >= 64 else _U0)))
         under = where == LOC_UNDER
         pool[c] = (2 + rank) * ((where == LOC_HAND) & (label > 0)) + under
         loc[c] = LOC_DRAW if under else where
@@ -698,6 +690,7 @@ PACKED = {step_range: step_range_packed, step_range_checked: step_range_checked_
 """The serial entry points' packed twins (``CompiledCore._run`` calls these on a packed core)."""
 
 
-# The rules compile in the random stream's kernels (``rng.py``) and the packed entry points the field
-# readers (``packing.py``): a change there must reach this module's cached machine code too (``kernel_cache``).
-drop_stale_cache(__file__, step_range, [_rng_module.__file__, _packing_module.__file__])
+# The rules compile in the random stream's kernels (``rng.py``) and the shared bit primitives (``bits.py``),
+# the packed entry points the field readers (``packing.py``): a change there must reach this module's
+# cached machine code too (``kernel_cache``).
+drop_stale_cache(__file__, step_range, [_rng_module.__file__, _packing_module.__file__, _bits_module.__file__])

@@ -18,17 +18,15 @@ machine compiles, later processes load the machine code from ``__pycache__``.
 from __future__ import annotations
 
 import collections
-import sys
 
 import numpy as np
-from llvmlite import ir
 from numba import njit, prange
-from numba.core import cgutils, types
-from numba.extending import intrinsic
 
 from . import actions, config, deck
+from ... import bits as _bits_module
 from ... import packing as _packing_module
 from ... import rng as _rng_module
+from ...bits import count_trailing_zeros, prefetch, store_word
 from ...kernel_cache import drop_stale_cache
 from ...packing import bool_at, check_actions_kernel, field1, field2, field3, float_at, int_at  # noqa: F401
 from ...rng import shuffle
@@ -216,22 +214,10 @@ def _fit_bits(s, k, b, card):
     return k.fit_faces[k.face[card]] & tops
 
 
-@intrinsic
-def _count_trailing_zeros(typingctx, x):
-    """The number of trailing zero bits of an int64 (64 for 0; one instruction: LLVM's cttz)."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        value = context.cast(builder, args[0], signature.args[0], types.int64)
-        return builder.cttz(value, ir.Constant(ir.IntType(1), 0))
-    return types.int64(x), codegen
-
-
 @njit(cache=True, inline="always", _nrt=False)
 def _lowest_face(fit):
     """The lowest face in the non-empty face set ``fit``."""
-    return _count_trailing_zeros(np.int64(fit))
+    return count_trailing_zeros(np.int64(fit))
 
 
 @njit(cache=True, _nrt=False)
@@ -267,7 +253,7 @@ def _oldest_pile(pile_face, b, face):
         for i in range(FIXED_PILES):
             matches |= np.int64(pile_face[b, i] == face) << np.int64(i)
         if matches != 0:
-            return _count_trailing_zeros(matches)
+            return count_trailing_zeros(matches)
         pile = FIXED_PILES
     else:
         pile = 0
@@ -495,53 +481,6 @@ def _step_game(s, k, b, action):
     _advance(s, k, b, code)
 
 
-@intrinsic
-def _store_word(typingctx, array, row, col, value):
-    """Stores the integer ``value`` (its 4 or 8 bytes, byte i = bits 8i..8i+7) at ``array[row, col:]``
-    of a C-contiguous 2-D array of bytes (bool, int8, uint8), unaligned: one store instead of 4 or 8."""
-    if not (isinstance(array, types.Array) and array.ndim == 2 and array.layout == "C"
-            and array.dtype in (types.boolean, types.int8, types.uint8)
-            and isinstance(value, types.Integer) and value.bitwidth in (32, 64)):
-        return None
-
-    def codegen(context, builder, signature, args):
-        array_type, row_type, col_type, value_type = signature.args
-        data = context.make_array(array_type)(context, builder, args[0])
-        row = context.cast(builder, args[1], row_type, types.intp)
-        col = context.cast(builder, args[2], col_type, types.intp)
-        offset = builder.add(builder.mul(row, builder.extract_value(data.strides, 0)), col)
-        address = builder.gep(builder.bitcast(data.data, ir.IntType(8).as_pointer()), [offset])
-        word = args[3]
-        if sys.byteorder != "little":  # byte i of the row is bits 8i..8i+7 of the value
-            word = builder.bswap(word)
-        builder.store(word, builder.bitcast(address, ir.IntType(value_type.bitwidth).as_pointer()), align=1)
-        return context.get_dummy_value()
-    return types.void(array, row, col, value), codegen
-
-
-@intrinsic
-def _prefetch(typingctx, array, row, col):
-    """Asks the CPU to bring the cache line of ``array[row, col]`` (a C-contiguous 2-D array) closer
-    (LLVM's ``prefetch``: a hint, no load, no fault)."""
-    if not (isinstance(array, types.Array) and array.ndim == 2 and array.layout == "C"):
-        return None
-
-    def codegen(context, builder, signature, args):
-        array_type, row_type, col_type = signature.args
-        data = context.make_array(array_type)(context, builder, args[0])
-        row = context.cast(builder, args[1], row_type, types.intp)
-        col = context.cast(builder, args[2], col_type, types.intp)
-        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(array_type.dtype)))
-        offset = builder.add(builder.mul(row, builder.extract_value(data.strides, 0)), builder.mul(col, itemsize))
-        address = builder.gep(builder.bitcast(data.data, ir.IntType(8).as_pointer()), [offset])
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [address.type, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
-        builder.call(fn, [address, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        return context.get_dummy_value()
-    return types.void(array, row, col), codegen
-
-
 _SPREAD_BYTES = np.uint64(0x0101010101010101)
 _BIT_OF_BYTE = np.uint64(0x8040201008040201)
 _NONZERO_TO_HIGH = np.uint64(0x7F7F7F7F7F7F7F7F)
@@ -578,8 +517,8 @@ def _mask_game(s, k, b):
         word |= np.uint64(phase == PLACE_REVEALED and k.allow_keep) << np.uint64(ACTION_KEEP)
     mask = s.legal_mask
     for i in range(MASK_WORDS):
-        _store_word(mask, b, 8 * i, _byte_per_bit(word >> np.uint64(8 * i)))
-    _store_word(mask, b, 8 * MASK_WORDS, np.uint32(_byte_per_bit(word >> np.uint64(8 * MASK_WORDS))))
+        store_word(mask, b, 8 * i, _byte_per_bit(word >> np.uint64(8 * i)))
+    store_word(mask, b, 8 * MASK_WORDS, np.uint32(_byte_per_bit(word >> np.uint64(8 * MASK_WORDS))))
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -777,16 +716,16 @@ def _prefetch_game(s, b):
     places follow ``b`` in order, and the CPU's own prefetchers keep up with those."""
     last = s.card_loc.shape[1] - 1
     for cards in (s.card_loc, s.card_where):
-        _prefetch(cards, b, 0)
-        _prefetch(cards, b, 64)
-        _prefetch(cards, b, last)
-    _prefetch(s.card_known, b, 0)
-    _prefetch(s.card_known, b, 64)
-    _prefetch(s.card_known, b, last)
-    _prefetch(s.pile_face, b, 0)
-    _prefetch(s.top_count, b, 0)
-    _prefetch(s.top_count, b, NUM_FACES - 1)
-    _prefetch(s.draw_cards, b, s.draw_pos[b])
+        prefetch(cards, b, 0)
+        prefetch(cards, b, 64)
+        prefetch(cards, b, last)
+    prefetch(s.card_known, b, 0)
+    prefetch(s.card_known, b, 64)
+    prefetch(s.card_known, b, last)
+    prefetch(s.pile_face, b, 0)
+    prefetch(s.top_count, b, 0)
+    prefetch(s.top_count, b, NUM_FACES - 1)
+    prefetch(s.draw_cards, b, s.draw_pos[b])
 
 
 @njit(cache=True, _nrt=False)
@@ -984,6 +923,7 @@ PACKED = {step_range: step_range_packed, step_range_checked: step_range_checked_
 """The serial entry points' packed twins (``CompiledCore._run`` calls these on a packed core)."""
 
 
-# The rules compile in the random stream's kernels (``rng.py``) and the packed entry points the field
-# readers (``packing.py``): a change there must reach this module's cached machine code too (``kernel_cache``).
-drop_stale_cache(__file__, step_range, [_rng_module.__file__, _packing_module.__file__])
+# The rules compile in the random stream's kernels (``rng.py``) and the shared bit primitives (``bits.py``),
+# the packed entry points the field readers (``packing.py``): a change there must reach this module's
+# cached machine code too (``kernel_cache``).
+drop_stale_cache(__file__, step_range, [_rng_module.__file__, _packing_module.__file__, _bits_module.__file__])

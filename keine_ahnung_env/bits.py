@@ -1,0 +1,110 @@
+"""Bit and memory primitives the compiled kernels share (Numba intrinsics: one LLVM instruction each).
+
+* :func:`popcount`, :func:`count_trailing_zeros`: set bits and trailing zero bits of an integer word;
+* :func:`load_word`, :func:`store_word`: 8 (or 4) bytes of a row of a byte array (bool, int8, uint8) as
+  one integer, by one unaligned load or store (byte i = bits 8i..8i+7): masks read and written a word
+  at a time instead of a byte at a time;
+* :func:`prefetch`: asks the CPU to bring an element's cache line closer (a hint: no load, no fault).
+
+A kernel module that compiles these in names this file in its ``kernel_cache.drop_stale_cache`` list.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
+_BYTES = (types.boolean, types.int8, types.uint8)
+
+
+def _is_row_array(array, byte_dtype: bool) -> bool:
+    """A C-contiguous 2-d array (of bytes, where ``byte_dtype``): what the row-address helpers accept."""
+    return isinstance(array, types.Array) and array.ndim == 2 and array.layout == "C" \
+        and (not byte_dtype or array.dtype in _BYTES)
+
+
+def _element_address(context, builder, signature, args):
+    """The ``i8*`` address of ``array[row, col]`` (``args[:3]``, a C-contiguous 2-d array)."""
+    array_type, row_type, col_type = signature.args[:3]
+    data = context.make_array(array_type)(context, builder, args[0])
+    row = context.cast(builder, args[1], row_type, types.intp)
+    col = context.cast(builder, args[2], col_type, types.intp)
+    itemsize = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(array_type.dtype)))
+    offset = builder.add(builder.mul(row, builder.extract_value(data.strides, 0)), builder.mul(col, itemsize))
+    return builder.gep(builder.bitcast(data.data, ir.IntType(8).as_pointer()), [offset])
+
+
+@intrinsic
+def popcount(typingctx, x):
+    """The number of set bits of a uint64 (LLVM's ctpop)."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return types.uint64(x), codegen
+
+
+@intrinsic
+def count_trailing_zeros(typingctx, x):
+    """The number of trailing zero bits of an integer, as an int64 (64 for 0; LLVM's cttz)."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        value = context.cast(builder, args[0], signature.args[0], types.int64)
+        return builder.cttz(value, ir.Constant(ir.IntType(1), 0))
+    return types.int64(x), codegen
+
+
+@intrinsic
+def load_word(typingctx, array, row, col):
+    """The 8 bytes ``array[row, col:col + 8]`` of a C-contiguous 2-d byte array as one uint64."""
+    if not _is_row_array(array, byte_dtype=True):
+        return None
+
+    def codegen(context, builder, signature, args):
+        address = _element_address(context, builder, signature, args)
+        word = builder.load(builder.bitcast(address, ir.IntType(64).as_pointer()), align=1)
+        if sys.byteorder != "little":  # byte i of the row is bits 8i..8i+7 of the word
+            word = builder.bswap(word)
+        return word
+    return types.uint64(array, row, col), codegen
+
+
+@intrinsic
+def store_word(typingctx, array, row, col, value):
+    """Stores the integer ``value`` (its 4 or 8 bytes) at ``array[row, col:]`` of a C-contiguous 2-d byte
+    array: one store instead of 4 or 8."""
+    if not (_is_row_array(array, byte_dtype=True) and isinstance(value, types.Integer)
+            and value.bitwidth in (32, 64)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        address = _element_address(context, builder, signature, args)
+        word = args[3]
+        if sys.byteorder != "little":  # byte i of the row is bits 8i..8i+7 of the value
+            word = builder.bswap(word)
+        builder.store(word, builder.bitcast(address, ir.IntType(signature.args[3].bitwidth).as_pointer()), align=1)
+        return context.get_dummy_value()
+    return types.void(array, row, col, value), codegen
+
+
+@intrinsic
+def prefetch(typingctx, array, row, col):
+    """Asks the CPU to bring the cache line of ``array[row, col]`` (a C-contiguous 2-d array) closer
+    (LLVM's ``prefetch``, for reading, high locality)."""
+    if not _is_row_array(array, byte_dtype=False):
+        return None
+
+    def codegen(context, builder, signature, args):
+        address = _element_address(context, builder, signature, args)
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [address.type, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [address, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+    return types.void(array, row, col), codegen
