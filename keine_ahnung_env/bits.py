@@ -4,7 +4,10 @@
 * :func:`load_word`, :func:`store_word`: 8 (or 4) bytes of a row of a byte array (bool, int8, uint8) as
   one integer, by one unaligned load or store (byte i = bits 8i..8i+7): masks read and written a word
   at a time instead of a byte at a time;
-* :func:`prefetch`: asks the CPU to bring an element's cache line closer (a hint: no load, no fault).
+* :func:`prefetch`: asks the CPU to bring an element's cache line closer (a hint: no load, no fault);
+* :func:`copy_row`: a row of a table into a 1-d array as one fixed-size ``memcpy`` (vector loads and
+  stores; an element-by-element loop between arrays that might overlap stays one scalar store per
+  element).
 
 A kernel module that compiles these in names this file in its ``kernel_cache.drop_stale_cache`` list.
 """
@@ -108,3 +111,30 @@ def prefetch(typingctx, array, row, col):
         builder.call(fn, [address, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
         return context.get_dummy_value()
     return types.void(array, row, col), codegen
+
+
+@intrinsic
+def copy_row(typingctx, dst, start, table, row, count):
+    """Copies ``table[row, :count]`` into ``dst[start:start + count]``: ``dst`` a C-contiguous 1-d array,
+    ``table`` a C-contiguous 2-d array of the same dtype, ``count`` a compile-time constant (a module-level
+    int), the two not overlapping. One ``memcpy`` of a constant size, which LLVM turns into a few vector
+    loads and stores."""
+    if not (isinstance(dst, types.Array) and dst.ndim == 1 and dst.layout == "C" and _is_row_array(table, False)
+            and dst.dtype == table.dtype and isinstance(count, types.IntegerLiteral)):
+        return None
+    n = count.literal_value
+
+    def codegen(context, builder, signature, args):
+        i8p = ir.IntType(8).as_pointer()
+        itemsize = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
+        out = context.make_array(signature.args[0])(context, builder, args[0])
+        src = context.make_array(signature.args[2])(context, builder, args[2])
+        at = context.cast(builder, args[1], signature.args[1], types.intp)
+        r = context.cast(builder, args[3], signature.args[3], types.intp)
+        intp = context.get_value_type(types.intp)
+        dst_address = builder.gep(builder.bitcast(out.data, i8p), [builder.mul(at, ir.Constant(intp, itemsize))])
+        row_offset = builder.mul(r, builder.extract_value(src.strides, 0))
+        src_address = builder.gep(builder.bitcast(src.data, i8p), [row_offset])
+        cgutils.raw_memcpy(builder, dst_address, src_address, ir.Constant(intp, n * itemsize), 1)
+        return context.get_dummy_value()
+    return types.void(dst, start, table, row, count), codegen

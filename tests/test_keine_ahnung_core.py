@@ -195,6 +195,26 @@ def test_observation_shows_known_cards_with_perfect_memory_only():
             assert slots[1, 0, 2] == expect_known
 
 
+@pytest.mark.parametrize("memory", ["perfect", "none"])
+def test_the_encoder_writes_every_entry_of_a_row(memory):
+    """The observe kernel writes the layouts and per-type sections without zeroing them first: whatever
+    the output array held before, every row comes out the same."""
+    core = KeineAhnungCore(32, Rules.make(4, memory=memory), seed=5)
+    rng = np.random.default_rng(5)
+    games = np.arange(32)
+    for step in range(300):
+        core.step(sample_masked(rng, core.legal_mask))
+        if step % 50 == 49:
+            seats = np.asarray(core.current, np.intp) % 4
+            rows = []
+            for fill in (np.nan, 7.0):
+                out = np.full((32, core.observation_size), fill, np.float32)
+                core._observe(games, seats, out)
+                rows.append(out)
+            np.testing.assert_array_equal(rows[0], rows[1])
+            np.testing.assert_array_equal(rows[0], core.observe(seats))
+
+
 # ----------------------------------------------------------------- seeding
 
 

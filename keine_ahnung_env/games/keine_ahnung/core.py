@@ -104,6 +104,27 @@ def _card_count_tables(rules: Rules, off: dict) -> dict:
     return {"loc_section": section, "loc_weight": weight}
 
 
+def _slot_and_type_tables(tables) -> dict:
+    """``slot_rows``, ``type_masks`` and ``word_types`` of the kernels' constants (``_observe_layouts``,
+    ``_observe_card_counts``)."""
+    N = tables.num_cards
+    features = card_feature_table(tables)
+    slot_rows = np.zeros((N + 2, K.SLOT_WIDTH), np.float32)
+    slot_rows[:N, 2] = 1.0  # face down, known: the card's features follow
+    slot_rows[:N, 3:] = features[:N]
+    slot_rows[N, 1] = 1.0  # face down, unknown
+    slot_rows[N + 1, 0] = 1.0  # empty
+    words = (N + 63) // 64
+    card_type = np.asarray(tables.card_type, np.int64)
+    type_masks = np.zeros((int(card_type.max()) + 1, words), np.uint64)
+    word_types = np.zeros((words, 2), np.int64)
+    for w in range(words):
+        cards = np.arange(w * 64, min(N, w * 64 + 64))
+        np.bitwise_or.at(type_masks[:, w], card_type[cards], np.uint64(1) << (cards - w * 64).astype(np.uint64))
+        word_types[w] = card_type[cards].min(), card_type[cards].max() + 1
+    return {"slot_rows": slot_rows, "type_masks": type_masks, "word_types": word_types}
+
+
 def _consts(rules: Rules, layout: ObservationLayout) -> K.Consts:
     t = rules.tables()
     off = {name: layout.slice(name).start for name, _ in layout.sections}
@@ -119,6 +140,7 @@ def _consts(rules: Rules, layout: ObservationLayout) -> K.Consts:
         features=card_feature_table(t),
         trophy_value_index=np.searchsorted(t.trophy_values, np.arange(int(t.trophies.max()) + 1)).astype(np.int16),
         **_card_count_tables(rules, off),
+        **_slot_and_type_tables(t),
         num_players=int(rules.num_players),
         allow_keep=bool(rules.allow_keep),
         reshuffle_discards=bool(rules.reshuffle_discards),

@@ -22,11 +22,11 @@ import collections
 import numpy as np
 from numba import njit, prange
 
-from . import actions, config, deck
+from . import actions, config, deck, observation
 from ... import bits as _bits_module
 from ... import packing as _packing_module
 from ... import rng as _rng_module
-from ...bits import count_trailing_zeros, prefetch, store_word
+from ...bits import copy_row, count_trailing_zeros, popcount, prefetch, store_word
 from ...kernel_cache import drop_stale_cache
 from ...packing import bool_at, check_actions_kernel, field1, field2, field3, float_at, int_at  # noqa: F401
 from ...rng import shuffle
@@ -55,6 +55,11 @@ assert ((MAIN, PLACE_DRAWN, PLACE_REVEALED, OVER) == tuple(int(p) for p in actio
         and (FUNCTION_REVEAL, FUNCTION_REMOVE, FUNCTION_REFILL) == (deck.FUNCTION_REVEAL, deck.FUNCTION_REMOVE,
                                                                     deck.FUNCTION_REFILL)), \
     "kernels.py's constants differ from actions.py / config.py / deck.py: update them"
+
+SLOT_WIDTH = 18
+"""A layout slot's entries in the observation (``observation.SLOT_FEATURES``): empty / unknown / known,
+then the known card's 15 features."""
+assert SLOT_WIDTH == observation.SLOT_FEATURES, "kernels.SLOT_WIDTH differs from observation.SLOT_FEATURES"
 
 NUM_ACTIONS = ACTION_KEEP + 1
 MASK_WORDS = 5
@@ -93,6 +98,10 @@ Consts = collections.namedtuple("Consts", (
     "trophy_value_index",  # [max value + 1] int16: index of each trophy value among the deck's distinct values
     "loc_section",   # [6] int64: observation offset of the per-type section a card counts in, by LOC_* code
     "loc_weight",    # [2, 6] float32: what it counts there, by (card_known, LOC_* code); see _observe_game
+    "slot_rows",     # [N + 2, SLOT_WIDTH] float32: a slot's layouts entries holding known card c (row c),
+                     # a face-down unknown card (row N), nothing (row N + 1); _observe_layouts
+    "type_masks",    # [T_types, W] uint64: the cards of each type as a bit set (bit c % 64 of word c // 64)
+    "word_types",    # [W, 2] int64: the types with a card in word w are among word_types[w, 0]..[w, 1] - 1
     "num_players", "allow_keep", "reshuffle_discards", "max_turns", "reward_mode", "perfect_memory",
     "obs_size", "off_phase", "off_acting", "off_pending_card", "off_pending_slot", "off_pile_tops",
     "off_layouts", "off_table_counts", "off_players", "off_own_trophy_points", "off_unknown_cards",
@@ -570,10 +579,16 @@ def _deal_game(s, k, b):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _observe_game(s, k, b, seat, out):
-    """Game b as ``seat`` sees it, written into the float32 row ``out`` (see observation.py)."""
-    P, N, F = k.num_players, s.card_loc.shape[1], k.features.shape[1]
-    for i in range(out.shape[0]):
-        out[i] = 0.0
+    """Game b as ``seat`` sees it, written into the float32 row ``out`` (see observation.py).
+
+    Speed notes: which slots hold known cards and where each card lies are as good as random, so the
+    layouts and the per-type card counts are computed without branches (a branch there mispredicts
+    about every other time) and with few instructions per slot and per card: a table row per slot, a
+    bit set per section of the per-type counts. The layouts section is written whole, so only the
+    other sections are zeroed first."""
+    P = k.num_players
+    _zero(out, 0, k.off_layouts)
+    _zero(out, k.off_table_counts, out.shape[0])
     phase = s.phase[b]
     out[k.off_phase + phase] = 1.0
     if phase != OVER:
@@ -583,64 +598,120 @@ def _observe_game(s, k, b, seat, out):
         out[k.off_acting + rel] = 1.0
     pending = s.pending[b]
     if pending >= 0:
-        for j in range(F):
+        for j in range(k.features.shape[1]):
             out[k.off_pending_card + j] = k.features[pending, j]
         if phase == PLACE_REVEALED and s.pending_slot[b] >= 0:
             out[k.off_pending_slot + s.pending_slot[b]] = 1.0
     for f in range(NUM_FACES):
         out[k.off_pile_tops + f] = s.top_count[b, f]
-    perfect = k.perfect_memory
-    if perfect:  # first: it borrows the layouts section as scratch
+    if k.perfect_memory:  # first: it borrows the layouts section as scratch
         _observe_earlier_pools(s, k, b, seat, out)
-    width = 3 + F
-    for rel in range(P):
-        p = seat + rel
-        if p >= P:
-            p -= P
-        for slot in range(SLOTS):
-            base = k.off_layouts + (rel * SLOTS + slot) * width
-            card = s.layout[b, p, slot]
-            if card < 0:
-                out[base] = 1.0
-            elif perfect and s.card_known[b, card]:
-                out[base + 2] = 1.0
-                for j in range(F):
-                    out[base + 3 + j] = k.features[card, j]
-            else:
-                out[base + 1] = 1.0
-        out[k.off_players + 3 * rel] = s.trophy_count[b, p]
-        out[k.off_players + 3 * rel + 1] = s.prize_points[b, p]
-        out[k.off_players + 3 * rel + 2] = s.prize_count[b, p]
-    # Per card without branches (the card order is random, so branches would mispredict): a card counts
-    # in the section of its location (unknown_cards, covered_cards or set_aside_cards; ``loc_section``)
-    # with the weight ``loc_weight[known, loc]`` (0 for prizes and the drawn pending card, 0 for known
-    # layout cards with perfect memory). Every pile card counts in the pile section; the tops are taken
-    # off again below, which leaves the covered cards (perfect memory) or the unseen ones (none).
-    aside = 0
-    for c in range(N):
-        loc = s.card_loc[b, c]
-        aside += loc == LOC_ASIDE
-        out[k.loc_section[loc] + k.card_type[c]] += k.loc_weight[np.intp(s.card_known[b, c]), loc]
-    pile_section = k.loc_section[LOC_PILE]
-    for i in range(s.pile_count[b]):
-        out[pile_section + k.card_type[s.pile_top[b, i]]] -= 1.0
-    if pending >= 0 and not perfect:  # without memory a revealed pending card is face up: not unknown
+    _observe_layouts(s, k, b, seat, out)
+    _observe_card_counts(s, k, b, out)
+    if pending >= 0 and not k.perfect_memory:  # without memory a revealed pending card is face up: not unknown
         loc = s.card_loc[b, pending]
         out[k.loc_section[loc] + k.card_type[pending]] -= k.loc_weight[0, loc]
     for i in range(s.trophy_owner.shape[1]):
         if s.trophy_owner[b, i] == seat:
             out[k.off_own_trophies + k.trophy_value_index[s.trophy_order[b, i]]] += 1.0
     out[k.off_table_counts] = s.draw_len[b] - s.draw_pos[b]
-    out[k.off_table_counts + 1] = aside
     out[k.off_table_counts + 2] = s.trophy_order.shape[1] - s.trophy_pos[b]
     out[k.off_table_counts + 3] = s.pile_count[b]
     out[k.off_own_trophy_points] = s.trophy_points[b, seat]
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _zero(out, lo, hi):
+    """``out[lo:hi] = 0``, as one ``memset`` (a loop from a run-time ``lo`` keeps Numba's negative-index
+    check, which LLVM turned into scatter stores)."""
+    region = out[lo:hi]
+    for i in range(region.shape[0]):
+        region[i] = 0.0
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _observe_layouts(s, k, b, seat, out):
+    """The ``layouts`` section, every entry written, and the ``players`` section. A slot's 18 entries
+    are one row of ``slot_rows``: the known card's (its own row), a face-down unknown card's (row N) or
+    an empty slot's (row N + 1)."""
+    P, N = k.num_players, s.card_loc.shape[1]
+    perfect = k.perfect_memory
+    layouts = out[k.off_layouts:k.off_table_counts]
+    for rel in range(P):
+        p = seat + rel
+        if p >= P:
+            p -= P
+        for slot in range(SLOTS):
+            card = np.intp(s.layout[b, np.uintp(p), np.uintp(slot)])
+            empty = np.intp(card < 0)
+            held = np.uintp(card + empty)  # card 0 stands in for an empty slot (-1): read, never shown
+            known = np.intp(perfect & (empty == 0) & s.card_known[b, held])
+            row = np.uintp(N + empty + known * (np.intp(held) - N))
+            copy_row(layouts, (rel * SLOTS + slot) * SLOT_WIDTH, k.slot_rows, row, SLOT_WIDTH)
+        out[k.off_players + 3 * rel] = s.trophy_count[b, p]
+        out[k.off_players + 3 * rel + 1] = s.prize_points[b, p]
+        out[k.off_players + 3 * rel + 2] = s.prize_count[b, p]
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _observe_card_counts(s, k, b, out):
+    """The per-type sections ``unknown_cards``, ``covered_cards`` and ``set_aside_cards`` (every entry
+    written), and the set-aside count of ``table_counts``.
+
+    Perfect memory: draw-pile cards and layout cards never revealed are unknown, pile cards covered
+    (the tops are taken off after), set-aside cards set aside. Without memory: every card not face up
+    is unknown (draw pile, layouts, piles less their tops), set-aside cards set aside. Prizes and a
+    drawn pending card count nowhere. Each 64 cards make one bit set per section (a few instructions
+    per card, no branch, no read-modify-write of ``out`` per card), and each type's count is the
+    popcount of the set with the type's cards (``type_masks``): the first word's counts are stored for
+    every type (a store, not an add to a zeroed entry: a load right after the ``memset`` stalls), the
+    other words' added for the types with cards in them (``word_types``). Indices are unsigned: Numba
+    adds a negative-index check to every signed one."""
+    N = s.card_loc.shape[1]
+    perfect = k.perfect_memory
+    unknown_out = out[k.off_unknown_cards:]
+    covered_out = out[k.off_covered_cards:]
+    aside_out = out[k.off_set_aside_cards:]
+    total_aside = np.uint64(0)
+    for w in range(k.type_masks.shape[1]):
+        first = w * 64
+        unknown, covered, aside = np.uint64(0), np.uint64(0), np.uint64(0)
+        for j in range(min(N - first, 64)):
+            c = np.uintp(first + j)
+            loc = s.card_loc[b, c]
+            bit = np.uint64(1) << np.uint64(j)
+            pile = loc == LOC_PILE
+            seen = perfect & s.card_known[b, c]
+            hidden = (loc == LOC_DRAW) | ((loc == LOC_LAYOUT) & (not seen)) \
+                | (pile & (not perfect))
+            unknown |= bit * np.uint64(hidden)
+            covered |= bit * np.uint64(pile & perfect)
+            aside |= bit * np.uint64(loc == LOC_ASIDE)
+        total_aside += popcount(aside)
+        if w == 0:  # every type written (0 where it has no card here): no read of a zeroed entry
+            for t in range(k.type_masks.shape[0]):
+                tu = np.uintp(t)
+                cards = k.type_masks[tu, 0]
+                unknown_out[tu] = np.float32(popcount(unknown & cards))
+                covered_out[tu] = np.float32(popcount(covered & cards))
+                aside_out[tu] = np.float32(popcount(aside & cards))
+        else:
+            for t in range(k.word_types[w, 0], k.word_types[w, 1]):
+                tu = np.uintp(t)
+                cards = k.type_masks[tu, np.uintp(w)]
+                unknown_out[tu] += np.float32(popcount(unknown & cards))
+                covered_out[tu] += np.float32(popcount(covered & cards))
+                aside_out[tu] += np.float32(popcount(aside & cards))
+    pile_section = k.loc_section[LOC_PILE]
+    for i in range(s.pile_count[b]):
+        out[pile_section + k.card_type[s.pile_top[b, i]]] -= 1.0
+    out[k.off_table_counts + 1] = np.float32(total_aside)
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _observe_earlier_pools(s, k, b, seat, out):
     """The ``earlier_pool`` and ``earlier_pool_cards`` sections of observation version 2 (perfect memory;
-    ``observation.py``), into a zeroed ``out`` whose layouts section is still all zeros.
+    ``observation.py``), into ``out`` whose two sections are zeros; the layouts section is written after.
 
     An unknown card dealt from an earlier shuffle than the current draw pile's comes from that shuffle's
     pool, whose cards never revealed since are exactly the cards still face down from it: a multiset
@@ -648,10 +719,11 @@ def _observe_earlier_pools(s, k, b, seat, out):
     pool's cards, sorted by type, are listed against its slots in (relative seat, slot) order, so where
     each card lies stays hidden.
 
-    Without arrays (no allocation here) the layouts section serves as scratch (zeroed again at the end):
-    the m such slots as a compact list (slot, age, type), then for each its rank among its pool's slots
-    in slot order (``rank``) and the place of its type in the pools' listing (age, then type, then slot
-    order: ``listed``), and the slot at each place of the slot-order listing (``slot_at``). Each rank is
+    Without arrays (no allocation here) the layouts section serves as scratch (``_observe_layouts`` writes
+    every entry of it afterwards): the m such slots as a compact list (slot, age, type; every slot is
+    written at place m and counted only if it is such a slot: no branch), then for each its rank among
+    its pool's slots in slot order (``rank``) and the place of its type in the pools' listing (age, then
+    type, then slot order: ``listed``), and the slot at each place of the slot-order listing (``slot_at``). Each rank is
     a branch-free count over the list, O(m^2) with m usually 0-5: comparisons would mispredict."""
     P = k.num_players
     n = P * SLOTS
@@ -659,20 +731,22 @@ def _observe_earlier_pools(s, k, b, seat, out):
     slot_of = k.off_layouts
     age_of, type_of, rank, listed, slot_at = slot_of + n, slot_of + 2 * n, slot_of + 3 * n, slot_of + 4 * n, \
         slot_of + 5 * n
+    scratch = out[slot_of:]  # written at unsigned places (no negative-index checks) in the first loop
+    n_u = np.uintp(n)
     m = 0
     for rel in range(P):
         p = seat + rel
         if p >= P:
             p -= P
         for slot in range(SLOTS):
-            card = s.layout[b, p, slot]
-            if card >= 0 and not s.card_known[b, card]:
-                age = reshuffles - s.card_epoch[b, card]
-                if age >= 1:
-                    out[slot_of + m] = rel * SLOTS + slot
-                    out[age_of + m] = age
-                    out[type_of + m] = k.card_type[card]
-                    m += 1
+            card = np.intp(s.layout[b, np.uintp(p), np.uintp(slot)])
+            held = np.uintp(card + np.intp(card < 0))  # card 0 stands in for an empty slot (-1); not counted
+            age = reshuffles - s.card_epoch[b, held]
+            at = np.uintp(m)
+            scratch[at] = rel * SLOTS + slot
+            scratch[n_u + at] = age
+            scratch[np.uintp(2) * n_u + at] = k.card_type[held]
+            m += (card >= 0) & (not s.card_known[b, held]) & (age >= 1)
     if m == 0:
         return
     for a in range(m):
@@ -697,8 +771,6 @@ def _observe_earlier_pools(s, k, b, seat, out):
             number += (out[age_of + c] < age_a) & (out[rank + c] == 0)
         out[pools + np.intp(out[slot_of + a])] = number
         out[cards + np.intp(out[slot_at + np.intp(out[listed + a])])] = out[type_of + a] + 1
-    for j in range(6 * n):
-        out[slot_of + j] = 0.0
 
 
 # ============================================================================ batch kernels
@@ -788,7 +860,25 @@ def advance_kernel(s, k, games, code):
 def observe_range(s, k, games, seats, out, lo, hi):
     """``out[i]`` = game ``games[i]`` as seat ``seats[i]`` sees it, for i in ``lo..hi-1``."""
     for i in range(lo, hi):
-        _observe_game(s, k, games[i], seats[i], out[i])
+        ahead = i + PREFETCH_AHEAD
+        if ahead < hi:
+            _prefetch_observed(s, np.uintp(games[ahead]))
+        _observe_game(s, k, np.uintp(games[i]), seats[i], out[i])
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _prefetch_observed(s, b):
+    """Prefetches the per-card rows of game b that ``_observe_game`` reads (the other rows are short and
+    read in order of b: the CPU's own prefetchers keep up with those)."""
+    last = s.card_loc.shape[1] - 1
+    prefetch(s.card_loc, b, 0)
+    prefetch(s.card_loc, b, 64)
+    prefetch(s.card_loc, b, last)
+    prefetch(s.card_known, b, 0)
+    prefetch(s.card_known, b, 64)
+    prefetch(s.card_known, b, last)
+    for c in range(0, last + 1, 16):  # card_epoch: int32, 16 to a cache line
+        prefetch(s.card_epoch, b, c)
 
 
 @njit(cache=True, parallel=True)
@@ -853,28 +943,31 @@ def unpack(buf, meta):
         field1(buf, meta, 40, np.int16),  # trophy_value_index
         field1(buf, meta, 41, np.int64),  # loc_section
         field2(buf, meta, 42, np.float32),  # loc_weight
-        int_at(buf, meta, 43),  # num_players
-        bool_at(buf, meta, 44),  # allow_keep
-        bool_at(buf, meta, 45),  # reshuffle_discards
-        int_at(buf, meta, 46),  # max_turns
-        int_at(buf, meta, 47),  # reward_mode
-        bool_at(buf, meta, 48),  # perfect_memory
-        int_at(buf, meta, 49),  # obs_size
-        int_at(buf, meta, 50),  # off_phase
-        int_at(buf, meta, 51),  # off_acting
-        int_at(buf, meta, 52),  # off_pending_card
-        int_at(buf, meta, 53),  # off_pending_slot
-        int_at(buf, meta, 54),  # off_pile_tops
-        int_at(buf, meta, 55),  # off_layouts
-        int_at(buf, meta, 56),  # off_table_counts
-        int_at(buf, meta, 57),  # off_players
-        int_at(buf, meta, 58),  # off_own_trophy_points
-        int_at(buf, meta, 59),  # off_unknown_cards
-        int_at(buf, meta, 60),  # off_own_trophies
-        int_at(buf, meta, 61),  # off_set_aside_cards
-        int_at(buf, meta, 62),  # off_covered_cards
-        int_at(buf, meta, 63),  # off_earlier_pool
-        int_at(buf, meta, 64),  # off_earlier_pool_cards
+        field2(buf, meta, 43, np.float32),  # slot_rows
+        field2(buf, meta, 44, np.uint64),  # type_masks
+        field2(buf, meta, 45, np.int64),  # word_types
+        int_at(buf, meta, 46),  # num_players
+        bool_at(buf, meta, 47),  # allow_keep
+        bool_at(buf, meta, 48),  # reshuffle_discards
+        int_at(buf, meta, 49),  # max_turns
+        int_at(buf, meta, 50),  # reward_mode
+        bool_at(buf, meta, 51),  # perfect_memory
+        int_at(buf, meta, 52),  # obs_size
+        int_at(buf, meta, 53),  # off_phase
+        int_at(buf, meta, 54),  # off_acting
+        int_at(buf, meta, 55),  # off_pending_card
+        int_at(buf, meta, 56),  # off_pending_slot
+        int_at(buf, meta, 57),  # off_pile_tops
+        int_at(buf, meta, 58),  # off_layouts
+        int_at(buf, meta, 59),  # off_table_counts
+        int_at(buf, meta, 60),  # off_players
+        int_at(buf, meta, 61),  # off_own_trophy_points
+        int_at(buf, meta, 62),  # off_unknown_cards
+        int_at(buf, meta, 63),  # off_own_trophies
+        int_at(buf, meta, 64),  # off_set_aside_cards
+        int_at(buf, meta, 65),  # off_covered_cards
+        int_at(buf, meta, 66),  # off_earlier_pool
+        int_at(buf, meta, 67),  # off_earlier_pool_cards
     )
     return s, k
 
