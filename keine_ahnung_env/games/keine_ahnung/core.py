@@ -105,7 +105,7 @@ def _card_count_tables(rules: Rules, off: dict) -> dict:
 
 
 def _slot_and_type_tables(tables) -> dict:
-    """``slot_rows``, ``type_masks`` and ``word_types`` of the kernels' constants (``_observe_layouts``,
+    """``slot_rows`` and ``type_masks`` of the kernels' constants (``_observe_layouts``,
     ``_observe_card_counts``)."""
     N = tables.num_cards
     features = card_feature_table(tables)
@@ -116,13 +116,11 @@ def _slot_and_type_tables(tables) -> dict:
     slot_rows[N + 1, 0] = 1.0  # empty
     words = (N + 63) // 64
     card_type = np.asarray(tables.card_type, np.int64)
-    type_masks = np.zeros((int(card_type.max()) + 1, words), np.uint64)
-    word_types = np.zeros((words, 2), np.int64)
+    type_masks = np.zeros((words, int(card_type.max()) + 1), np.uint64)
     for w in range(words):
         cards = np.arange(w * 64, min(N, w * 64 + 64))
-        np.bitwise_or.at(type_masks[:, w], card_type[cards], np.uint64(1) << (cards - w * 64).astype(np.uint64))
-        word_types[w] = card_type[cards].min(), card_type[cards].max() + 1
-    return {"slot_rows": slot_rows, "type_masks": type_masks, "word_types": word_types}
+        np.bitwise_or.at(type_masks[w], card_type[cards], np.uint64(1) << (cards - w * 64).astype(np.uint64))
+    return {"slot_rows": slot_rows, "type_masks": type_masks}
 
 
 def _consts(rules: Rules, layout: ObservationLayout) -> K.Consts:

@@ -100,8 +100,7 @@ Consts = collections.namedtuple("Consts", (
     "loc_weight",    # [2, 6] float32: what it counts there, by (card_known, LOC_* code); see _observe_game
     "slot_rows",     # [N + 2, SLOT_WIDTH] float32: a slot's layouts entries holding known card c (row c),
                      # a face-down unknown card (row N), nothing (row N + 1); _observe_layouts
-    "type_masks",    # [T_types, W] uint64: the cards of each type as a bit set (bit c % 64 of word c // 64)
-    "word_types",    # [W, 2] int64: the types with a card in word w are among word_types[w, 0]..[w, 1] - 1
+    "type_masks",    # [W, T_types] uint64: the cards of each type as a bit set (bit c % 64 of word c // 64)
     "num_players", "allow_keep", "reshuffle_discards", "max_turns", "reward_mode", "perfect_memory",
     "obs_size", "off_phase", "off_acting", "off_pending_card", "off_pending_slot", "off_pile_tops",
     "off_layouts", "off_table_counts", "off_players", "off_own_trophy_points", "off_unknown_cards",
@@ -661,19 +660,19 @@ def _observe_card_counts(s, k, b, out):
     Perfect memory: draw-pile cards and layout cards never revealed are unknown, pile cards covered
     (the tops are taken off after), set-aside cards set aside. Without memory: every card not face up
     is unknown (draw pile, layouts, piles less their tops), set-aside cards set aside. Prizes and a
-    drawn pending card count nowhere. Each 64 cards make one bit set per section (a few instructions
-    per card, no branch, no read-modify-write of ``out`` per card), and each type's count is the
-    popcount of the set with the type's cards (``type_masks``): the first word's counts are stored for
-    every type (a store, not an add to a zeroed entry: a load right after the ``memset`` stalls), the
-    other words' added for the types with cards in them (``word_types``). Indices are unsigned: Numba
-    adds a negative-index check to every signed one."""
+    drawn pending card count nowhere. Each 64 cards make one bit set per section (LLVM vectorises the
+    loop: no branch, no read-modify-write of ``out`` per card), and each type's count is the popcount
+    of the set with the type's cards (``type_masks[w]``, a loop LLVM vectorises too). The first word's
+    counts are stored, the other words' added: no load of an entry the ``memset`` just zeroed (a load
+    right after a wider store stalls). Indices are unsigned or from zero: Numba adds a negative-index
+    check to every other signed one."""
     N = s.card_loc.shape[1]
     perfect = k.perfect_memory
     unknown_out = out[k.off_unknown_cards:]
     covered_out = out[k.off_covered_cards:]
     aside_out = out[k.off_set_aside_cards:]
     total_aside = np.uint64(0)
-    for w in range(k.type_masks.shape[1]):
+    for w in range(k.type_masks.shape[0]):
         first = w * 64
         unknown, covered, aside = np.uint64(0), np.uint64(0), np.uint64(0)
         for j in range(min(N - first, 64)):
@@ -688,20 +687,17 @@ def _observe_card_counts(s, k, b, out):
             covered |= bit * np.uint64(pile & perfect)
             aside |= bit * np.uint64(loc == LOC_ASIDE)
         total_aside += popcount(aside)
+        masks = k.type_masks[w]
         if w == 0:  # every type written (0 where it has no card here): no read of a zeroed entry
-            for t in range(k.type_masks.shape[0]):
-                tu = np.uintp(t)
-                cards = k.type_masks[tu, 0]
-                unknown_out[tu] = np.float32(popcount(unknown & cards))
-                covered_out[tu] = np.float32(popcount(covered & cards))
-                aside_out[tu] = np.float32(popcount(aside & cards))
+            for t in range(masks.shape[0]):  # LLVM vectorises this loop (vector popcounts)
+                unknown_out[t] = np.float32(popcount(unknown & masks[t]))
+                covered_out[t] = np.float32(popcount(covered & masks[t]))
+                aside_out[t] = np.float32(popcount(aside & masks[t]))
         else:
-            for t in range(k.word_types[w, 0], k.word_types[w, 1]):
-                tu = np.uintp(t)
-                cards = k.type_masks[tu, np.uintp(w)]
-                unknown_out[tu] += np.float32(popcount(unknown & cards))
-                covered_out[tu] += np.float32(popcount(covered & cards))
-                aside_out[tu] += np.float32(popcount(aside & cards))
+            for t in range(masks.shape[0]):
+                unknown_out[t] += np.float32(popcount(unknown & masks[t]))
+                covered_out[t] += np.float32(popcount(covered & masks[t]))
+                aside_out[t] += np.float32(popcount(aside & masks[t]))
     pile_section = k.loc_section[LOC_PILE]
     for i in range(s.pile_count[b]):
         out[pile_section + k.card_type[s.pile_top[b, i]]] -= 1.0
@@ -945,29 +941,28 @@ def unpack(buf, meta):
         field2(buf, meta, 42, np.float32),  # loc_weight
         field2(buf, meta, 43, np.float32),  # slot_rows
         field2(buf, meta, 44, np.uint64),  # type_masks
-        field2(buf, meta, 45, np.int64),  # word_types
-        int_at(buf, meta, 46),  # num_players
-        bool_at(buf, meta, 47),  # allow_keep
-        bool_at(buf, meta, 48),  # reshuffle_discards
-        int_at(buf, meta, 49),  # max_turns
-        int_at(buf, meta, 50),  # reward_mode
-        bool_at(buf, meta, 51),  # perfect_memory
-        int_at(buf, meta, 52),  # obs_size
-        int_at(buf, meta, 53),  # off_phase
-        int_at(buf, meta, 54),  # off_acting
-        int_at(buf, meta, 55),  # off_pending_card
-        int_at(buf, meta, 56),  # off_pending_slot
-        int_at(buf, meta, 57),  # off_pile_tops
-        int_at(buf, meta, 58),  # off_layouts
-        int_at(buf, meta, 59),  # off_table_counts
-        int_at(buf, meta, 60),  # off_players
-        int_at(buf, meta, 61),  # off_own_trophy_points
-        int_at(buf, meta, 62),  # off_unknown_cards
-        int_at(buf, meta, 63),  # off_own_trophies
-        int_at(buf, meta, 64),  # off_set_aside_cards
-        int_at(buf, meta, 65),  # off_covered_cards
-        int_at(buf, meta, 66),  # off_earlier_pool
-        int_at(buf, meta, 67),  # off_earlier_pool_cards
+        int_at(buf, meta, 45),  # num_players
+        bool_at(buf, meta, 46),  # allow_keep
+        bool_at(buf, meta, 47),  # reshuffle_discards
+        int_at(buf, meta, 48),  # max_turns
+        int_at(buf, meta, 49),  # reward_mode
+        bool_at(buf, meta, 50),  # perfect_memory
+        int_at(buf, meta, 51),  # obs_size
+        int_at(buf, meta, 52),  # off_phase
+        int_at(buf, meta, 53),  # off_acting
+        int_at(buf, meta, 54),  # off_pending_card
+        int_at(buf, meta, 55),  # off_pending_slot
+        int_at(buf, meta, 56),  # off_pile_tops
+        int_at(buf, meta, 57),  # off_layouts
+        int_at(buf, meta, 58),  # off_table_counts
+        int_at(buf, meta, 59),  # off_players
+        int_at(buf, meta, 60),  # off_own_trophy_points
+        int_at(buf, meta, 61),  # off_unknown_cards
+        int_at(buf, meta, 62),  # off_own_trophies
+        int_at(buf, meta, 63),  # off_set_aside_cards
+        int_at(buf, meta, 64),  # off_covered_cards
+        int_at(buf, meta, 65),  # off_earlier_pool
+        int_at(buf, meta, 66),  # off_earlier_pool_cards
     )
     return s, k
 

@@ -1,0 +1,123 @@
+"""A/B of two versions of the Keine Ahnung observation encoder in one process, on one thread.
+
+    git archive OLD_COMMIT | tar -x -C /tmp/before
+    python benchmarks/observe_ab.py --before /tmp/before/keine_ahnung_env/games/keine_ahnung/kernels.py
+
+The other version's ``kernels.py`` is loaded beside this tree's (as ``kernel_ab`` does for the step).
+First both encode the same states (2, 4 and 5 players, both memory modes, every seat, every 20th of 400
+steps of random play at ``--batch`` games) into arrays filled with different garbage, and the rows are
+compared: every row must come out the same (the same observation, every entry written). Then
+``observe_range`` of each, called from a compiled loop (no per-call unboxing in the figure), encodes
+the 4-player batch as the seats to act see it, alternately, ``--rounds`` times each: thread CPU
+nanoseconds per row, median and best. Constants the other version lacks or has in addition are taken
+from (or ignored in) this tree's ``Consts`` by name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+import numba
+import numpy as np
+
+from keine_ahnung_env.benchmark import sample_masked
+from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, Rules
+from keine_ahnung_env.games.keine_ahnung import kernels as THIS
+
+_LOOP = """
+
+@njit(cache=False, _nrt=False)
+def _observe_repeatedly(s, k, games, seats, out, repeats):
+    for _ in range(repeats):
+        observe_range(s, k, games, seats, out, 0, games.shape[0])
+"""
+
+
+def _load(path: str, name: str, folder: str):
+    copy = os.path.join(folder, name + ".py")
+    shutil.copy(path, copy)
+    with open(copy, "a") as f:
+        f.write(_LOOP)
+    spec = importlib.util.spec_from_file_location(f"keine_ahnung_env.games.keine_ahnung.{name}", copy)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _tuples(module, core):
+    return (module.State(*[getattr(core, f) for f in module.STATE_FIELDS]),
+            module.Consts(*[getattr(core._k, f) for f in module.Consts._fields]))
+
+
+def _play(core, rng, steps):
+    for _ in range(steps):
+        core.step(sample_masked(rng, core.legal_mask))
+        done = np.flatnonzero(core.terminated | core.truncated)
+        if done.size:
+            core.reset_games(done)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--before", required=True, help="the kernels.py to compare against")
+    parser.add_argument("--after", default=THIS.__file__)
+    parser.add_argument("--batch", type=int, default=4096)
+    parser.add_argument("--rounds", type=int, default=12)
+    args = parser.parse_args(argv)
+    for name in ("before", "after"):
+        if not os.path.isfile(getattr(args, name)):
+            parser.error(f"--{name} {getattr(args, name)!r} is not a file")
+    if args.batch < 1 or args.rounds < 1:
+        parser.error("--batch and --rounds must be positive")
+    numba.set_num_threads(1)
+    folder = tempfile.mkdtemp(prefix="ka_observe_ab_")
+    versions = {"before": _load(args.before, "_observe_before", folder),
+                "after": _load(args.after, "_observe_after", folder)}
+    B, games = args.batch, np.arange(args.batch)
+    differing = 0
+    for memory in ("perfect", "none"):
+        for players in (2, 4, 5):
+            core = KeineAhnungCore(B, Rules.make(players, memory=memory), seed=players)
+            rng = np.random.default_rng(players)
+            for _ in range(20):
+                _play(core, rng, 20)
+                for seat in range(players):
+                    seats = np.full(B, seat, np.intp)
+                    rows = []
+                    for fill, module in zip((np.nan, 7.0), versions.values()):
+                        out = np.full((B, core.observation_size), fill, np.float32)
+                        module.observe_range(*_tuples(module, core), games, seats, out, 0, B)
+                        rows.append(out)
+                    differing += int((rows[0] != rows[1]).any(axis=1).sum())
+    core = KeineAhnungCore(B, Rules.make(4), seed=4)
+    _play(core, np.random.default_rng(4), 400)
+    seats = np.asarray(core.current, np.intp)
+    out = np.empty((B, core.observation_size), np.float32)
+    repeats = max(1, 40960 // B)
+    times = {label: [] for label in versions}
+    for label, module in versions.items():
+        module._observe_repeatedly(*_tuples(module, core), games, seats, out, 1)  # compiles
+    for r in range(args.rounds):
+        for label in (("before", "after") if r % 2 == 0 else ("after", "before")):
+            module = versions[label]
+            s, k = _tuples(module, core)
+            start = time.thread_time()
+            module._observe_repeatedly(s, k, games, seats, out, repeats)
+            times[label].append((time.thread_time() - start) * 1e9 / (repeats * B))
+    shutil.rmtree(folder, ignore_errors=True)
+    print(f"batch {B}, 4 players, {args.rounds} rounds each, one thread, CPU ns per observation row:")
+    for label, values in times.items():
+        print(f"  {label}: median {np.median(values):.0f}, best {min(values):.0f}")
+    print(f"  after / before: {np.median(times['after']) / np.median(times['before']):.3f} (medians)")
+    print(f"  rows that differ between the versions (2, 4, 5 players, both memory modes): {differing}")
+
+
+if __name__ == "__main__":
+    main()
