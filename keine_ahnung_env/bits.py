@@ -4,7 +4,8 @@
 * :func:`load_word`, :func:`store_word`: 8 (or 4) bytes of a row of a byte array (bool, int8, uint8) as
   one integer, by one unaligned load or store (byte i = bits 8i..8i+7): masks read and written a word
   at a time instead of a byte at a time;
-* :func:`prefetch`: asks the CPU to bring an element's cache line closer (a hint: no load, no fault);
+* :func:`prefetch`, :func:`prefetch_write`: ask the CPU to bring an element's cache line closer, for
+  reading or for writing (a hint: no load, no fault);
 * :func:`copy_row`: a row of a table into a 1-d array as one fixed-size ``memcpy`` (vector loads and
   stores; an element-by-element loop between arrays that might overlap stays one scalar store per
   element).
@@ -96,21 +97,33 @@ def store_word(typingctx, array, row, col, value):
     return types.void(array, row, col, value), codegen
 
 
+def _prefetch_codegen(write: int):
+    """LLVM's ``prefetch`` of an element's cache line: for reading (0) or writing (1), high locality."""
+    def codegen(context, builder, signature, args):
+        address = _element_address(context, builder, signature, args)
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [address.type, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [address, ir.Constant(i32, write), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+    return codegen
+
+
 @intrinsic
 def prefetch(typingctx, array, row, col):
     """Asks the CPU to bring the cache line of ``array[row, col]`` (a C-contiguous 2-d array) closer
     (LLVM's ``prefetch``, for reading, high locality)."""
     if not _is_row_array(array, byte_dtype=False):
         return None
+    return types.void(array, row, col), _prefetch_codegen(0)
 
-    def codegen(context, builder, signature, args):
-        address = _element_address(context, builder, signature, args)
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [address.type, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
-        builder.call(fn, [address, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        return context.get_dummy_value()
-    return types.void(array, row, col), codegen
+
+@intrinsic
+def prefetch_write(typingctx, array, row, col):
+    """:func:`prefetch` for writing: the line comes in owned, so the stores that follow need not wait."""
+    if not _is_row_array(array, byte_dtype=False):
+        return None
+    return types.void(array, row, col), _prefetch_codegen(1)
 
 
 @intrinsic

@@ -26,7 +26,7 @@ from . import actions, config, deck, observation
 from ... import bits as _bits_module
 from ... import packing as _packing_module
 from ... import rng as _rng_module
-from ...bits import copy_row, count_trailing_zeros, popcount, prefetch, store_word
+from ...bits import copy_row, count_trailing_zeros, popcount, prefetch, prefetch_write, store_word
 from ...kernel_cache import drop_stale_cache
 from ...packing import bool_at, check_actions_kernel, field1, field2, field3, float_at, int_at  # noqa: F401
 from ...rng import shuffle
@@ -68,6 +68,9 @@ assert NUM_ACTIONS == actions.NUM_ACTIONS == 8 * MASK_WORDS + 4, \
 
 FIXED_PILES = 8
 """``_fit_bits`` reads this many pile faces without looking at ``pile_count`` (see there)."""
+OBSERVE_AHEAD = 2
+"""``observe_range`` prefetches the output row this many games ahead for writing (a row is 46 cache
+lines; each line's first store would otherwise wait for it)."""
 PREFETCH_AHEAD = 4
 """``step_range`` prefetches the rows of the game this many games ahead (``_prefetch_game``; 8 did
 no better)."""
@@ -856,25 +859,11 @@ def advance_kernel(s, k, games, code):
 def observe_range(s, k, games, seats, out, lo, hi):
     """``out[i]`` = game ``games[i]`` as seat ``seats[i]`` sees it, for i in ``lo..hi-1``."""
     for i in range(lo, hi):
-        ahead = i + PREFETCH_AHEAD
-        if ahead < hi:
-            _prefetch_observed(s, np.uintp(games[ahead]))
+        ahead = i + OBSERVE_AHEAD
+        if ahead < hi:  # the row two games ahead, for writing: its first stores then find it in cache
+            for col in range(0, out.shape[1], 16):
+                prefetch_write(out, ahead, col)
         _observe_game(s, k, np.uintp(games[i]), seats[i], out[i])
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _prefetch_observed(s, b):
-    """Prefetches the per-card rows of game b that ``_observe_game`` reads (the other rows are short and
-    read in order of b: the CPU's own prefetchers keep up with those)."""
-    last = s.card_loc.shape[1] - 1
-    prefetch(s.card_loc, b, 0)
-    prefetch(s.card_loc, b, 64)
-    prefetch(s.card_loc, b, last)
-    prefetch(s.card_known, b, 0)
-    prefetch(s.card_known, b, 64)
-    prefetch(s.card_known, b, last)
-    for c in range(0, last + 1, 16):  # card_epoch: int32, 16 to a cache line
-        prefetch(s.card_epoch, b, c)
 
 
 @njit(cache=True, parallel=True)
