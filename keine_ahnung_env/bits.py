@@ -5,6 +5,8 @@
   one integer, by one unaligned load or store (byte i = bits 8i..8i+7): masks read and written a word
   at a time instead of a byte at a time;
 * :func:`prefetch`: asks the CPU to bring an element's cache line closer (a hint: no load, no fault).
+* :func:`store_bit_bytes`: the low bits of a word as a row of 0/1 bytes (a mask row from its bit set), by
+  a few vector stores.
 
 A kernel module that compiles these in names this file in its ``kernel_cache.drop_stale_cache`` list.
 """
@@ -108,3 +110,31 @@ def prefetch(typingctx, array, row, col):
         builder.call(fn, [address, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
         return context.get_dummy_value()
     return types.void(array, row, col), codegen
+
+
+@intrinsic
+def store_bit_bytes(typingctx, array, row, col, bits, count):
+    """Writes the ``count`` (a literal, at most 64) low bits of the uint64 ``bits`` as ``count`` bytes of
+    0/1 at ``array[row, col:col + count]`` (a C-contiguous 2-d byte array; byte i = bit i): a few vector
+    instructions per 32 bytes (LLVM's ``<n x i1>`` to ``<n x i8>`` extension: a mask move and a masked byte move
+    with AVX-512) instead of a store per byte or a multiply-and-shift spread per 8 bytes. Byte i is bit i
+    on the little-endian targets Numba supports (x86-64, aarch64, ppc64le)."""
+    if not (_is_row_array(array, byte_dtype=True) and bits == types.uint64
+            and isinstance(count, types.IntegerLiteral) and 0 < count.literal_value <= 64):
+        return None
+    n = count.literal_value
+
+    def codegen(context, builder, signature, args):
+        base = _element_address(context, builder, signature, args)
+        word = args[3]
+        start = 0
+        for size in (32, 16, 8, 4, 2, 1):  # the count as stores of descending powers of two
+            while n - start >= size:
+                chunk = builder.trunc(builder.lshr(word, ir.Constant(ir.IntType(64), start)), ir.IntType(size))
+                flags = builder.bitcast(chunk, ir.VectorType(ir.IntType(1), size))
+                byte_values = builder.zext(flags, ir.VectorType(ir.IntType(8), size))
+                address = builder.gep(base, [ir.Constant(ir.IntType(64), start)])
+                builder.store(byte_values, builder.bitcast(address, byte_values.type.as_pointer()), align=1)
+                start += size
+        return context.get_dummy_value()
+    return types.void(array, row, col, bits, count), codegen

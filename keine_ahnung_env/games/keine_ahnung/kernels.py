@@ -26,7 +26,7 @@ from . import actions, config, deck
 from ... import bits as _bits_module
 from ... import packing as _packing_module
 from ... import rng as _rng_module
-from ...bits import count_trailing_zeros, prefetch, store_word
+from ...bits import count_trailing_zeros, prefetch, store_bit_bytes
 from ...kernel_cache import drop_stale_cache
 from ...packing import bool_at, check_actions_kernel, field1, field2, field3, float_at, int_at  # noqa: F401
 from ...rng import shuffle
@@ -57,9 +57,7 @@ assert ((MAIN, PLACE_DRAWN, PLACE_REVEALED, OVER) == tuple(int(p) for p in actio
     "kernels.py's constants differ from actions.py / config.py / deck.py: update them"
 
 NUM_ACTIONS = ACTION_KEEP + 1
-MASK_WORDS = 5
-assert NUM_ACTIONS == actions.NUM_ACTIONS == 8 * MASK_WORDS + 4, \
-    "_mask_game writes a mask row as five 8-byte words and one 4-byte word: update it"
+assert NUM_ACTIONS == actions.NUM_ACTIONS <= 64, "_mask_game builds a mask row as the bits of one uint64: update it"
 
 FIXED_PILES = 8
 """``_fit_bits`` reads this many pile faces without looking at ``pile_count`` (see there)."""
@@ -490,27 +488,11 @@ def _step_game(s, k, b, action):
     return _advance(s, k, b, code, fit)
 
 
-_SPREAD_BYTES = np.uint64(0x0101010101010101)
-_BIT_OF_BYTE = np.uint64(0x8040201008040201)
-_NONZERO_TO_HIGH = np.uint64(0x7F7F7F7F7F7F7F7F)
-_U7 = np.uint64(7)
-_LOW_BYTE = np.uint64(0xFF)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _byte_per_bit(bits):
-    """The 8 low bits of the uint64 ``bits`` as 8 bytes of 0/1 (byte i = bit i): the byte copied into
-    every byte, bit i kept in byte i, and each byte made 1 if nonzero (adding 0x7F carries into its high
-    bit and never into the next byte)."""
-    x = (bits & _LOW_BYTE) * _SPREAD_BYTES & _BIT_OF_BYTE
-    return ((x + _NONZERO_TO_HIGH) >> _U7) & _SPREAD_BYTES
-
-
 @njit(cache=True, inline="always", _nrt=False)
 def _mask_game(s, k, b, fit):
     """Game b's legal-action mask: its 44 entries as the bits of one word (bit a = action a, built
     without branches on the layout's occupancy or the fitting faces, both as good as random to the
-    branch predictor), written as five 8-byte and one 4-byte store (``_byte_per_bit``), not 44 bytes.
+    branch predictor), written as 44 bytes by three vector stores (``bits.store_bit_bytes``).
     ``fit``: the pending card's fit bits (``_fit_bits``) when the decision is a placement."""
     phase = s.phase[b]
     word = np.uint64(0)
@@ -525,10 +507,7 @@ def _mask_game(s, k, b, fit):
     elif phase == PLACE_DRAWN or phase == PLACE_REVEALED:
         word = np.uint64(fit) << np.uint64(ACTION_PLACE_BASE)
         word |= np.uint64(phase == PLACE_REVEALED and k.allow_keep) << np.uint64(ACTION_KEEP)
-    mask = s.legal_mask
-    for i in range(MASK_WORDS):
-        store_word(mask, b, 8 * i, _byte_per_bit(word >> np.uint64(8 * i)))
-    store_word(mask, b, 8 * MASK_WORDS, np.uint32(_byte_per_bit(word >> np.uint64(8 * MASK_WORDS))))
+    store_bit_bytes(s.legal_mask, b, 0, word, NUM_ACTIONS)
 
 
 @njit(cache=True, inline="always", _nrt=False)
