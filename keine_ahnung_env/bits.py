@@ -7,6 +7,8 @@
 * :func:`prefetch`: asks the CPU to bring an element's cache line closer (a hint: no load, no fault).
 * :func:`store_bit_bytes`: the low bits of a word as a row of 0/1 bytes (a mask row from its bit set), by
   a few vector stores.
+* :func:`opaque`: a value LLVM cannot see through, so that addresses computed from it are not hoisted
+  out of a loop (see there).
 
 A kernel module that compiles these in names this file in its ``kernel_cache.drop_stale_cache`` list.
 """
@@ -138,3 +140,20 @@ def store_bit_bytes(typingctx, array, row, col, bits, count):
                 start += size
         return context.get_dummy_value()
     return types.void(array, row, col, bits, count), codegen
+
+
+@intrinsic
+def opaque(typingctx, x):
+    """``x`` unchanged, through an empty inline-assembly statement LLVM cannot see through: what is
+    computed from the result is computed where it is used. In a loop that uses the value of ``x`` from
+    before the loop, LLVM otherwise hoists every address computed from it (a row pointer per array: a
+    multiply, loads of the array's data pointer and stride) into the loop's preheader, where ~10 of them
+    spilled to the stack cost more than the few that one pass through the loop needs. No instruction is
+    emitted for it."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        value_type = context.get_value_type(signature.args[0])
+        return builder.asm(ir.FunctionType(value_type, [value_type]), "", "=r,0", [args[0]], side_effect=False)
+    return x(x), codegen

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from keine_ahnung_env.bits import store_bit_bytes
+from keine_ahnung_env.bits import opaque, store_bit_bytes
 
 
 @njit(cache=False)
@@ -32,3 +32,16 @@ def test_store_bit_bytes_writes_the_low_bits_as_bytes_and_nothing_else(dtype):
         _store7_at3(row, 0, np.uint64(word))
         np.testing.assert_array_equal(row[0], [9, 9, 9] + [(word >> i) & 1 for i in range(7)] + [9, 9])
         np.testing.assert_array_equal(row[1], 9)
+
+
+@njit(cache=False)
+def _sum_through_opaque(n):
+    total = 0
+    for i in range(n):
+        total += opaque(i) * 3
+    return total
+
+
+def test_opaque_returns_its_argument():
+    assert _sum_through_opaque(1000) == 3 * sum(range(1000))
+    assert _sum_through_opaque(0) == 0
