@@ -8,7 +8,11 @@
   reading or for writing (a hint: no load, no fault);
 * :func:`copy_row`: a row of a table into a 1-d array as one fixed-size ``memcpy`` (vector loads and
   stores; an element-by-element loop between arrays that might overlap stays one scalar store per
-  element).
+  element);
+* :func:`store_bit_bytes`: the low bits of a word as a row of 0/1 bytes (a mask row from its bit set), by
+  a few vector stores;
+* :func:`opaque`: a value LLVM cannot see through, so that addresses computed from it are not hoisted
+  out of a loop (see there).
 
 A kernel module that compiles these in names this file in its ``kernel_cache.drop_stale_cache`` list.
 """
@@ -151,3 +155,48 @@ def copy_row(typingctx, dst, start, table, row, count):
         cgutils.raw_memcpy(builder, dst_address, src_address, ir.Constant(intp, n * itemsize), 1)
         return context.get_dummy_value()
     return types.void(dst, start, table, row, count), codegen
+
+
+@intrinsic
+def store_bit_bytes(typingctx, array, row, col, bits, count):
+    """Writes the ``count`` (a literal, at most 64) low bits of the uint64 ``bits`` as ``count`` bytes of
+    0/1 at ``array[row, col:col + count]`` (a C-contiguous 2-d byte array; byte i = bit i): a few vector
+    instructions per 32 bytes (LLVM's ``<n x i1>`` to ``<n x i8>`` extension: a mask move and a masked byte move
+    with AVX-512) instead of a store per byte or a multiply-and-shift spread per 8 bytes. Byte i is bit i
+    on the little-endian targets Numba supports (x86-64, aarch64, ppc64le)."""
+    if not (_is_row_array(array, byte_dtype=True) and bits == types.uint64
+            and isinstance(count, types.IntegerLiteral) and 0 < count.literal_value <= 64):
+        return None
+    n = count.literal_value
+
+    def codegen(context, builder, signature, args):
+        base = _element_address(context, builder, signature, args)
+        word = args[3]
+        start = 0
+        for size in (32, 16, 8, 4, 2, 1):  # the count as stores of descending powers of two
+            while n - start >= size:
+                chunk = builder.trunc(builder.lshr(word, ir.Constant(ir.IntType(64), start)), ir.IntType(size))
+                flags = builder.bitcast(chunk, ir.VectorType(ir.IntType(1), size))
+                byte_values = builder.zext(flags, ir.VectorType(ir.IntType(8), size))
+                address = builder.gep(base, [ir.Constant(ir.IntType(64), start)])
+                builder.store(byte_values, builder.bitcast(address, byte_values.type.as_pointer()), align=1)
+                start += size
+        return context.get_dummy_value()
+    return types.void(array, row, col, bits, count), codegen
+
+
+@intrinsic
+def opaque(typingctx, x):
+    """``x`` unchanged, through an empty inline-assembly statement LLVM cannot see through: what is
+    computed from the result is computed where it is used. In a loop that uses the value of ``x`` from
+    before the loop, LLVM otherwise hoists every address computed from it (a row pointer per array: a
+    multiply, loads of the array's data pointer and stride) into the loop's preheader, where ~10 of them
+    spilled to the stack cost more than the few that one pass through the loop needs. No instruction is
+    emitted for it."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        value_type = context.get_value_type(signature.args[0])
+        return builder.asm(ir.FunctionType(value_type, [value_type]), "", "=r,0", [args[0]], side_effect=False)
+    return x(x), codegen

@@ -725,7 +725,7 @@ def features_row(obs, mask, keys, scale, advise, num_players, offsets, compat, t
             out[a0 + s] = 1.0 if unknown[s] and mask[s] else 0.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def features_range(obs, mask, keys, scale, advise, out, lo, hi, num_players, offsets, compat, type_face, type_is_prize,
                    params):
     """``features_row`` for rows ``lo..hi-1``."""
