@@ -9,8 +9,9 @@ steps of random play at ``--batch`` games) into arrays filled with different gar
 compared: every row must come out the same (the same observation, every entry written). Then
 ``observe_range`` of each, called from a compiled loop (no per-call unboxing in the figure), encodes
 the 4-player batch as the seats to act see it, alternately, ``--rounds`` times each: thread CPU
-nanoseconds per row, median and best. Constants the other version lacks or has in addition are taken
-from (or ignored in) this tree's ``Consts`` by name.
+nanoseconds per row, median and best. Each version's ``Consts`` is filled by name from this tree's
+constants: fields only this tree has are left out, and a version that needs a field this tree no longer
+builds cannot be compared this way.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Bit and memory primitives the compiled kernels share (Numba intrinsics: one LLVM instruction each).
 
 * :func:`popcount`, :func:`count_trailing_zeros`: set bits and trailing zero bits of an integer word;
-* :func:`load_word`, :func:`store_word`: 8 (or 4) bytes of a row of a byte array (bool, int8, uint8) as
-  one integer, by one unaligned load or store (byte i = bits 8i..8i+7): masks read and written a word
-  at a time instead of a byte at a time;
+* :func:`load_word`: 8 bytes of a row of a byte array (bool, int8, uint8) as one integer, by one
+  unaligned load (byte i = bits 8i..8i+7): masks read a word at a time instead of a byte at a time;
 * :func:`prefetch`, :func:`prefetch_write`: ask the CPU to bring an element's cache line closer, for
   reading or for writing (a hint: no load, no fault);
 * :func:`copy_row`: a row of a table into a 1-d array as one fixed-size ``memcpy`` (vector loads and
@@ -81,24 +80,6 @@ def load_word(typingctx, array, row, col):
             word = builder.bswap(word)
         return word
     return types.uint64(array, row, col), codegen
-
-
-@intrinsic
-def store_word(typingctx, array, row, col, value):
-    """Stores the integer ``value`` (its 4 or 8 bytes) at ``array[row, col:]`` of a C-contiguous 2-d byte
-    array: one store instead of 4 or 8."""
-    if not (_is_row_array(array, byte_dtype=True) and isinstance(value, types.Integer)
-            and value.bitwidth in (32, 64)):
-        return None
-
-    def codegen(context, builder, signature, args):
-        address = _element_address(context, builder, signature, args)
-        word = args[3]
-        if sys.byteorder != "little":  # byte i of the row is bits 8i..8i+7 of the value
-            word = builder.bswap(word)
-        builder.store(word, builder.bitcast(address, ir.IntType(signature.args[3].bitwidth).as_pointer()), align=1)
-        return context.get_dummy_value()
-    return types.void(array, row, col, value), codegen
 
 
 def _prefetch_codegen(write: int):

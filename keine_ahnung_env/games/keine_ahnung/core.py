@@ -85,30 +85,10 @@ _STATE_ARRAYS = STATE_ARRAYS  # the former private name
 _REWARD_CODES = {"win": K.REWARD_WIN, "score": K.REWARD_SCORE, "rank": K.REWARD_RANK}
 
 
-def _card_count_tables(rules: Rules, off: dict) -> dict:
-    """``loc_section`` and ``loc_weight`` of the kernels' constants: where ``_observe_game`` counts each card
-    of the per-card sections, by location, and with what weight (by ``card_known`` and location).
-
-    Perfect memory: draw-pile cards and layout cards never revealed are unknown, pile cards covered (the
-    tops taken off after), set-aside cards set aside. Without memory: every card not face up is unknown
-    (draw pile, layouts, piles less their tops, less a pending revealed card), set-aside cards set aside.
-    Prizes and a drawn pending card count nowhere (weight 0)."""
-    perfect = rules.memory == "perfect"
-    section = np.full(6, off["unknown_cards"], np.int64)
-    section[K.LOC_PILE] = off["covered_cards"] if perfect else off["unknown_cards"]
-    section[K.LOC_ASIDE] = off["set_aside_cards"]
-    weight = np.ones((2, 6), np.float32)
-    weight[:, [K.LOC_PRIZE, K.LOC_PENDING]] = 0.0
-    if perfect:
-        weight[1, K.LOC_LAYOUT] = 0.0  # a known face-down card: its identity is in the layouts section
-    return {"loc_section": section, "loc_weight": weight}
-
-
-def _slot_and_type_tables(tables) -> dict:
+def _slot_and_type_tables(tables, features: np.ndarray) -> dict:
     """``slot_rows`` and ``type_masks`` of the kernels' constants (``_observe_layouts``,
-    ``_observe_card_counts``)."""
+    ``_observe_card_counts``); ``features``: the card encodings (``card_feature_table``)."""
     N = tables.num_cards
-    features = card_feature_table(tables)
     slot_rows = np.zeros((N + 2, K.SLOT_WIDTH), np.float32)
     slot_rows[:N, 2] = 1.0  # face down, known: the card's features follow
     slot_rows[:N, 3:] = features[:N]
@@ -126,6 +106,7 @@ def _slot_and_type_tables(tables) -> dict:
 def _consts(rules: Rules, layout: ObservationLayout) -> K.Consts:
     t = rules.tables()
     off = {name: layout.slice(name).start for name, _ in layout.sections}
+    features = card_feature_table(t)
     return K.Consts(
         face=np.append(t.face, NO_FACE).astype(np.int16),
         fit_faces=(t.compat[:, :NUM_FACES].astype(np.int64) << np.arange(NUM_FACES, dtype=np.int64)).sum(axis=1),
@@ -135,10 +116,9 @@ def _consts(rules: Rules, layout: ObservationLayout) -> K.Consts:
         trophies=np.ascontiguousarray(t.trophies),
         card_type=np.ascontiguousarray(t.card_type),
         type_total=np.ascontiguousarray(t.type_total),
-        features=card_feature_table(t),
+        features=features,
         trophy_value_index=np.searchsorted(t.trophy_values, np.arange(int(t.trophies.max()) + 1)).astype(np.int16),
-        **_card_count_tables(rules, off),
-        **_slot_and_type_tables(t),
+        **_slot_and_type_tables(t, features),
         num_players=int(rules.num_players),
         allow_keep=bool(rules.allow_keep),
         reshuffle_discards=bool(rules.reshuffle_discards),

@@ -97,8 +97,6 @@ Consts = collections.namedtuple("Consts", (
     "type_total",    # [T_types] int16
     "features",      # [N + 1, 15] float32: card encodings (observation.card_feature_table)
     "trophy_value_index",  # [max value + 1] int16: index of each trophy value among the deck's distinct values
-    "loc_section",   # [6] int64: observation offset of the per-type section a card counts in, by LOC_* code
-    "loc_weight",    # [2, 6] float32: what it counts there, by (card_known, LOC_* code); see _observe_game
     "slot_rows",     # [N + 2, SLOT_WIDTH] float32: a slot's layouts entries holding known card c (row c),
                      # a face-down unknown card (row N), nothing (row N + 1); _observe_layouts
     "type_masks",    # [W, T_types] uint64: the cards of each type as a bit set (bit c % 64 of word c // 64)
@@ -603,8 +601,11 @@ def _observe_game(s, k, b, seat, out):
     _observe_layouts(s, k, b, seat, out)
     _observe_card_counts(s, k, b, out)
     if pending >= 0 and not k.perfect_memory:  # without memory a revealed pending card is face up: not unknown
-        loc = s.card_loc[b, pending]
-        out[k.loc_section[loc] + k.card_type[pending]] -= k.loc_weight[0, loc]
+        hidden, covered, aside = _counted_in(s.card_loc[b, pending], False, False)
+        t = k.card_type[pending]
+        out[k.off_unknown_cards + t] -= np.float32(hidden)
+        out[k.off_covered_cards + t] -= np.float32(covered)
+        out[k.off_set_aside_cards + t] -= np.float32(aside)
     for i in range(s.trophy_owner.shape[1]):
         if s.trophy_owner[b, i] == seat:
             out[k.off_own_trophies + k.trophy_value_index[s.trophy_order[b, i]]] += 1.0
@@ -648,14 +649,24 @@ def _observe_layouts(s, k, b, seat, out):
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _counted_in(loc, known, perfect):
+    """Whether a card at location ``loc`` (``known``: ``card_known``) counts in ``unknown_cards``,
+    ``covered_cards`` and ``set_aside_cards``. Perfect memory: draw-pile cards and layout cards never
+    revealed are unknown, pile cards covered (the tops are taken off after), set-aside cards set aside.
+    Without memory: every card not face up is unknown (draw pile, layouts, piles less their tops),
+    set-aside cards set aside. Prizes and a drawn pending card count nowhere. No branch: the location
+    is as good as random to the branch predictor."""
+    pile = loc == LOC_PILE
+    hidden = (loc == LOC_DRAW) | ((loc == LOC_LAYOUT) & (not (perfect & known))) | (pile & (not perfect))
+    return hidden, pile & perfect, loc == LOC_ASIDE
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _observe_card_counts(s, k, b, out):
     """The per-type sections ``unknown_cards``, ``covered_cards`` and ``set_aside_cards`` (every entry
     written), and the set-aside count of ``table_counts``.
 
-    Perfect memory: draw-pile cards and layout cards never revealed are unknown, pile cards covered
-    (the tops are taken off after), set-aside cards set aside. Without memory: every card not face up
-    is unknown (draw pile, layouts, piles less their tops), set-aside cards set aside. Prizes and a
-    drawn pending card count nowhere. Each 64 cards make one bit set per section (LLVM vectorises the
+    Where a card counts is ``_counted_in``. Each 64 cards make one bit set per section (LLVM vectorises the
     loop: no branch, no read-modify-write of ``out`` per card), and each type's count is the popcount
     of the set with the type's cards (``type_masks[w]``, a loop LLVM vectorises too). The first word's
     counts are stored, the other words' added: no load of an entry the ``memset`` just zeroed (a load
@@ -672,15 +683,11 @@ def _observe_card_counts(s, k, b, out):
         unknown, covered, aside = np.uint64(0), np.uint64(0), np.uint64(0)
         for j in range(min(N - first, 64)):
             c = np.uintp(first + j)
-            loc = s.card_loc[b, c]
             bit = np.uint64(1) << np.uint64(j)
-            pile = loc == LOC_PILE
-            seen = perfect & s.card_known[b, c]
-            hidden = (loc == LOC_DRAW) | ((loc == LOC_LAYOUT) & (not seen)) \
-                | (pile & (not perfect))
-            unknown |= bit * np.uint64(hidden)
-            covered |= bit * np.uint64(pile & perfect)
-            aside |= bit * np.uint64(loc == LOC_ASIDE)
+            in_unknown, in_covered, in_aside = _counted_in(s.card_loc[b, c], s.card_known[b, c], perfect)
+            unknown |= bit * np.uint64(in_unknown)
+            covered |= bit * np.uint64(in_covered)
+            aside |= bit * np.uint64(in_aside)
         total_aside += popcount(aside)
         masks = k.type_masks[w]
         if w == 0:  # every type written (0 where it has no card here): no read of a zeroed entry
@@ -693,7 +700,7 @@ def _observe_card_counts(s, k, b, out):
                 unknown_out[t] += np.float32(popcount(unknown & masks[t]))
                 covered_out[t] += np.float32(popcount(covered & masks[t]))
                 aside_out[t] += np.float32(popcount(aside & masks[t]))
-    pile_section = k.loc_section[LOC_PILE]
+    pile_section = k.off_covered_cards if perfect else k.off_unknown_cards
     for i in range(s.pile_count[b]):
         out[pile_section + k.card_type[s.pile_top[b, i]]] -= 1.0
     out[k.off_table_counts + 1] = np.float32(total_aside)
@@ -923,32 +930,30 @@ def unpack(buf, meta):
         field1(buf, meta, 38, np.int16),  # type_total
         field2(buf, meta, 39, np.float32),  # features
         field1(buf, meta, 40, np.int16),  # trophy_value_index
-        field1(buf, meta, 41, np.int64),  # loc_section
-        field2(buf, meta, 42, np.float32),  # loc_weight
-        field2(buf, meta, 43, np.float32),  # slot_rows
-        field2(buf, meta, 44, np.uint64),  # type_masks
-        int_at(buf, meta, 45),  # num_players
-        bool_at(buf, meta, 46),  # allow_keep
-        bool_at(buf, meta, 47),  # reshuffle_discards
-        int_at(buf, meta, 48),  # max_turns
-        int_at(buf, meta, 49),  # reward_mode
-        bool_at(buf, meta, 50),  # perfect_memory
-        int_at(buf, meta, 51),  # obs_size
-        int_at(buf, meta, 52),  # off_phase
-        int_at(buf, meta, 53),  # off_acting
-        int_at(buf, meta, 54),  # off_pending_card
-        int_at(buf, meta, 55),  # off_pending_slot
-        int_at(buf, meta, 56),  # off_pile_tops
-        int_at(buf, meta, 57),  # off_layouts
-        int_at(buf, meta, 58),  # off_table_counts
-        int_at(buf, meta, 59),  # off_players
-        int_at(buf, meta, 60),  # off_own_trophy_points
-        int_at(buf, meta, 61),  # off_unknown_cards
-        int_at(buf, meta, 62),  # off_own_trophies
-        int_at(buf, meta, 63),  # off_set_aside_cards
-        int_at(buf, meta, 64),  # off_covered_cards
-        int_at(buf, meta, 65),  # off_earlier_pool
-        int_at(buf, meta, 66),  # off_earlier_pool_cards
+        field2(buf, meta, 41, np.float32),  # slot_rows
+        field2(buf, meta, 42, np.uint64),  # type_masks
+        int_at(buf, meta, 43),  # num_players
+        bool_at(buf, meta, 44),  # allow_keep
+        bool_at(buf, meta, 45),  # reshuffle_discards
+        int_at(buf, meta, 46),  # max_turns
+        int_at(buf, meta, 47),  # reward_mode
+        bool_at(buf, meta, 48),  # perfect_memory
+        int_at(buf, meta, 49),  # obs_size
+        int_at(buf, meta, 50),  # off_phase
+        int_at(buf, meta, 51),  # off_acting
+        int_at(buf, meta, 52),  # off_pending_card
+        int_at(buf, meta, 53),  # off_pending_slot
+        int_at(buf, meta, 54),  # off_pile_tops
+        int_at(buf, meta, 55),  # off_layouts
+        int_at(buf, meta, 56),  # off_table_counts
+        int_at(buf, meta, 57),  # off_players
+        int_at(buf, meta, 58),  # off_own_trophy_points
+        int_at(buf, meta, 59),  # off_unknown_cards
+        int_at(buf, meta, 60),  # off_own_trophies
+        int_at(buf, meta, 61),  # off_set_aside_cards
+        int_at(buf, meta, 62),  # off_covered_cards
+        int_at(buf, meta, 63),  # off_earlier_pool
+        int_at(buf, meta, 64),  # off_earlier_pool_cards
     )
     return s, k
 
