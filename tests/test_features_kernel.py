@@ -1,4 +1,4 @@
-"""The policy features "hints" and "advice" by their Numba kernel (``counter_kernel.features_row``)
+"""The policy features "hints", "advice" and "advice_tuned" by their Numba kernel (``counter_kernel.features_row``)
 against the NumPy path they replaced (``KeineAhnungFeatures(..., compiled=False)``: ``risk``'s decode and
 probabilities, ``CounterAgent.act`` for the advice).
 
@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL
+from keine_ahnung_env.games.keine_ahnung.agents import TunedCounterAgent
 from keine_ahnung_env.games.keine_ahnung.features import HINT_WIDTH, KeineAhnungFeatures
 from keine_ahnung_env.games.keine_ahnung.risk import decode
 
@@ -25,7 +27,7 @@ def positions():
             in enumerate(VARIANTS)]
 
 
-@pytest.mark.parametrize("kind", ["hints", "advice"])
+@pytest.mark.parametrize("kind", ["hints", "advice", "advice_tuned"])
 def test_kernel_features_equal_the_numpy_path(positions, kind):
     seen = np.zeros(4, bool)
     for P, options, obs, mask in positions:
@@ -61,6 +63,27 @@ def test_terminal_rows_and_advice_blocks(positions):
     assert (advice[legal].sum(1) >= 1).all() and not advice[~legal].any()
     assert (advice <= mask).all()  # advice is always legal
     assert (advice[legal].sum(1) > 1).any()  # some reveals of an unknown card mark every legal unknown card
+
+
+def test_advice_tuned_carries_counter_tuneds_move(positions):
+    """Same hints as "advice"; the advice block is counter_tuned's move, which calls where counter
+    (threshold 0.7) does not when the call's success chance lies in [0.55, 0.7)."""
+    P, options, obs, mask = positions[2]
+    plain = KeineAhnungFeatures("advice", P, options)(obs, mask)
+    tuned = KeineAhnungFeatures("advice_tuned", P, options)(obs, mask)
+    width = obs.shape[1] + HINT_WIDTH
+    assert np.array_equal(plain[:, :width], tuned[:, :width])
+    adviser = TunedCounterAgent(seed=0, num_players=P)
+    legal = np.flatnonzero(mask.any(1))
+    adviser.reseed(0)
+    chosen = adviser.act(obs[legal], mask[legal])
+    assert (tuned[legal, width + chosen] == 1).all()  # its move is always marked
+    call = ACTION_CALL
+    differ = (plain[:, width + call] != tuned[:, width + call])
+    assert differ.any(), "no position where the two thresholds disagree on calling"
+    success = tuned[:, obs.shape[1]]  # the exact call success probability hint
+    more_calls = differ & (tuned[:, width + call] == 1)
+    assert more_calls.any() and (success[more_calls] >= 0.55).all()
 
 
 def test_bad_input_errors():

@@ -327,9 +327,9 @@ def test_warm_start_makes_the_policy_play_counters_moves_on_held_out_decisions()
 def test_the_games_recipe_fills_only_the_arguments_left_out():
     spec = keine_ahnung_v0.game_spec(4)
     recipe = spec.training_recipe
-    assert recipe["features"] == "advice" and recipe["imitate"] == "counter"
+    assert recipe["features"] == "advice_tuned" and recipe["imitate"] == "counter_tuned"
     args = train_module.apply_recipe(train_module.Args(learning_rate=1e-3), spec, given={"learning_rate"})
-    assert args.learning_rate == 1e-3 and args.features == "advice" and args.imitate == "counter"
+    assert args.learning_rate == 1e-3 and args.features == "advice_tuned" and args.imitate == "counter_tuned"
     assert args.final_opponents == "counter,random" and args.final_league == "counter,greedy,risk_caller:0.5"
     # From Python (no command line): an argument still at its default counts as left out.
     assert train_module.apply_recipe(train_module.Args(clip_range=0.3), spec).clip_range == 0.3

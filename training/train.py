@@ -6,7 +6,7 @@ statistics, its heuristic agents, its tuned recipe) comes from the game's ``Game
 
 The game's recipe (``GameSpec.training_recipe``) fills every argument the user leaves out, so the
 plain ``python -m training.train`` trains the game's strong default; for Keine Ahnung a warm start
-imitating ``counter`` on features that carry counter's move, then gentle PPO (docs/training.md,
+imitating ``counter_tuned`` on features that carry its move, then gentle PPO (docs/training.md,
 "The default recipe"). ``--recipe plain`` gives the generic defaults of ``Args`` instead.
 
 Read top to bottom: the arguments (``Args``), the opponent pool, the vector environment over the
@@ -53,7 +53,7 @@ class Args:
     defaults: 4 players, hints, random,never_call,always_call,greedy,risk_caller,counter).
 
     On top of them the game's recipe (``--recipe game``, GameSpec.training_recipe) sets every
-    argument the command line leaves out; keine_ahnung_v0: features advice, imitate counter (1000
+    argument the command line leaves out; keine_ahnung_v0: features advice_tuned, imitate counter_tuned (1000
     games, 4 epochs, 8 samples), opponents counter,counter,greedy,risk_caller:0.5, learning rate 5e-5,
     clip 0.1, entropy 0, gamma 0.999, 256 games x 64 steps, batches of 4096, 1,000,000 decisions or 7
     minutes, eval every 10 updates, a final tournament of 3000 games against three counters, three
@@ -64,7 +64,7 @@ class Args:
     """the game: any registered game (keine_ahnung_env.registry.games(); an unknown name lists them)"""
     recipe: str = "game"
     """game: the game's tuned recipe (GameSpec.training_recipe) sets every argument you leave out
-    (keine_ahnung_v0: imitate counter on the advice features, then gentle PPO against a counter-heavy
+    (keine_ahnung_v0: imitate counter_tuned on the advice_tuned features, then gentle PPO against a counter-heavy
     pool; see docs/training.md); plain: the defaults shown here, the only recipe before"""
     players: int = 0
     """number of players within the game's range (keine_ahnung_v0: 2-5); 0: the game's default
@@ -109,8 +109,9 @@ class Args:
     features: str = ""
     """policy inputs: one of the game's feature sets (GameSpec.feature_names; raw, the scaled observation,
     is always there); empty: the game's default (GameSpec.default_features). keine_ahnung_v0 (default hints):
-    raw, hints (plus risk-model features) or advice (hints plus the counter heuristic's move as a one-hot:
-    the policy learns where to differ from it; keine_ahnung_env/games/keine_ahnung/features.py)"""
+    raw, hints (plus risk-model features), advice (hints plus the counter heuristic's move as a one-hot:
+    the policy learns where to differ from it) or advice_tuned (the same with counter_tuned's move; the
+    recipe's; keine_ahnung_env/games/keine_ahnung/features.py)"""
     opponents: str = ""
     """comma-separated agent specs forming the opponent pool (sampled per game and seat); empty: random,
     then every heuristic agent the game declares (GameSpec.agents, in its order, default arguments);

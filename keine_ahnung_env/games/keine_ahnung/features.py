@@ -13,6 +13,9 @@ features computed from that observation alone, so it learns faster without seein
 |             | + A    | one-hot over the A actions (every legal unknown card when it reveals   |
 |             |        | one: those are alike). Residual learning: the policy starts from the   |
 |             |        | strongest heuristic's move and learns where to differ. Needs the mask. |
+| "advice_tuned" | O + 15 | as "advice", with ``counter_tuned``'s move (``counter`` calling from a |
+|             | + A    | success chance of 0.55 instead of 0.7, docs/skill_ceiling.md): the     |
+|             |        | stronger heuristic as the starting point. The hints are the same.      |
 
 The game spec offers these sets (``GameSpec.features(kind)``); training records the set in the
 checkpoint sidecar and :class:`agents.ppo.PPOAgent` applies the same.
@@ -29,12 +32,14 @@ import numpy as np
 
 from . import risk
 from .actions import NUM_ACTIONS
-from .agents import CounterAgent, _threads
+from .agents import CounterAgent, TunedCounterAgent, _threads
 from .config import SLOTS, Rules
 from .observation import ObservationLayout
 
-FEATURE_SETS = ("raw", "hints", "advice")
+FEATURE_SETS = ("raw", "hints", "advice", "advice_tuned")
 HINT_WIDTH = 15
+ADVISERS = {"advice": CounterAgent, "advice_tuned": TunedCounterAgent}
+"""The heuristic whose move each advice set carries (the hints never read its thresholds)."""
 
 
 class KeineAhnungFeatures:
@@ -53,24 +58,26 @@ class KeineAhnungFeatures:
         self.input_size = self.layout.size
         self.size = self.input_size + (HINT_WIDTH if kind != "raw" else 0)
         self.compiled = bool(compiled)
-        # counter's kernel arguments decode the rows of both derived sets; "advice" asks it for its move.
-        self._counter = CounterAgent(seed=0, deck=options.get("deck"), num_players=num_players) \
+        # The heuristic's kernel arguments decode the rows of every derived set; an advice set asks it
+        # for its move (counter's or counter_tuned's: the same kernel, other call thresholds).
+        heuristic = ADVISERS.get(kind, CounterAgent)
+        self._counter = heuristic(seed=0, deck=options.get("deck"), num_players=num_players) \
             if kind != "raw" else None
-        self._adviser = self._counter if kind == "advice" else None
+        self._adviser = self._counter if kind in ADVISERS else None
         self.num_actions = 0
         """Width of the advice block (the action count; 0 without advice)."""
-        if kind == "advice":
+        if kind in ADVISERS:
             self.num_actions = NUM_ACTIONS
             self.size += NUM_ACTIONS
 
     @property
     def needs_mask(self) -> bool:
-        """Whether ``__call__`` needs the legal-action mask (the "advice" set)."""
+        """Whether ``__call__`` needs the legal-action mask (the advice sets)."""
         return self._adviser is not None
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
         """Policy inputs of the observations ``[B, O]``; ``action_mask [B, A]`` is required for the
-        "advice" set (rows without a legal action, e.g. finished games, get no advice)."""
+        advice sets (rows without a legal action, e.g. finished games, get no advice)."""
         obs = np.asarray(observation, np.float32)
         if self.kind == "raw":
             return obs * self.scale
@@ -117,16 +124,16 @@ class KeineAhnungFeatures:
         return out
 
     def _legal_mask(self, action_mask: np.ndarray | None, rows: int) -> np.ndarray:
-        """The "advice" set's legal masks ``[rows, A]`` as bool; ValueError when missing or misshapen."""
+        """An advice set's legal masks ``[rows, A]`` as bool; ValueError when missing or misshapen."""
         if action_mask is None:
-            raise ValueError('features="advice" needs the legal-action mask: call features(observation, action_mask)')
+            raise ValueError(f'features="{self.kind}" needs the legal-action mask: call features(observation, action_mask)')
         mask = np.asarray(action_mask, bool)
         if mask.shape != (rows, self.num_actions):
             raise ValueError(f"action_mask must be [{rows}, {self.num_actions}]; got {mask.shape}")
         return mask
 
     def _advice(self, obs: np.ndarray, action_mask: np.ndarray | None, view) -> np.ndarray:
-        """[B, A] one-hot of the counter heuristic's move (all legal unknown cards for a reveal of one)."""
+        """[B, A] one-hot of the adviser's move (counter or counter_tuned) (all legal unknown cards for a reveal of one)."""
         mask = self._legal_mask(action_mask, obs.shape[0])
         advice = np.zeros(mask.shape, np.float32)
         rows = np.flatnonzero(mask.any(1))
