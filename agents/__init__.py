@@ -386,4 +386,7 @@ register("rllib", "agents.rllib:make_agent", game=None, positional=("path",),
          description="a policy trained on Ray RLlib (training.train_rllib's .npz export)")
 register("ismcts", "agents.ismcts:make_agent", game=None,
          description="determinized search over belief-sampled states, counter roll-outs (agents/ismcts.py)")
-register("ppo_4p", "agents.ppo:make_ready_agent", description="the shipped 4-player PPO agent (counter's advice)")
+register("ppo_4p", "agents.ppo:make_ready_agent",
+         description="the shipped 4-player PPO agent (counter_tuned's advice; 25.8% against three counters)")
+register("ppo_4p_v1", "agents.ppo:make_earlier_agent",
+         description="the 4-player PPO agent shipped before wave 8 (counter's advice; the benchmark protocol's line-up)")

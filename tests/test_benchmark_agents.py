@@ -261,7 +261,7 @@ def test_private_seed_changes_the_seeds_and_is_marked(tmp_path):
 
 def test_line_ups_come_from_the_game():
     ka = bench.protocol_lineups("keine_ahnung_v0", 4)
-    assert [label for label, _ in ka] == ["counter", "greedy", "mixed", "ppo_4p"]
+    assert [label for label, _ in ka] == ["counter", "greedy", "mixed", "ppo_4p_v1"]
     assert all(len(opponents) == 3 for _, opponents in ka)
     assert [label for label, _ in bench.protocol_lineups("keine_ahnung_v0", 2)] == ["counter", "greedy"]
     assert bench.generic_lineups(["a", "b"], 4) == [("a", ("a",) * 3), ("b", ("b",) * 3), ("mixed", ("a", "b", "a"))]

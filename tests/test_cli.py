@@ -75,7 +75,7 @@ MORE_MISTAKES = [
                                               r"comma-separated, from compile, core, aec, sb3, profile$"),
     # An incompatible checkpoint: the shipped 4-player agent at a 3-player table.
     ("evaluate", ["--players", "3", "--agents", "ppo_4p,counter"],
-     r"^--agents 'ppo_4p': checkpoint .*keine_ahnung_v0_4p_advice.zip was trained for 4 players, not 3$"),
+     r"^--agents 'ppo_4p': checkpoint .*keine_ahnung_v0_4p_advice_tuned.zip was trained for 4 players, not 3$"),
 ]
 
 # The console command: one mistake per subcommand (each runs its module's main).

@@ -632,14 +632,18 @@ def test_oracle_sidecar_and_arguments_are_checked(trained, tmp_path):
 
 
 def test_the_shipped_4_player_agent_loads_and_plays_legal_moves():
-    from agents.ppo import READY_CHECKPOINT
+    from agents.ppo import EARLIER_CHECKPOINT, READY_CHECKPOINT
 
     assert READY_CHECKPOINT.is_file() and READY_CHECKPOINT.stat().st_size < 4_000_000 and is_play_only(READY_CHECKPOINT)
     info = read_info(READY_CHECKPOINT)
-    assert info.num_players == 4 and info.features == "advice"
+    assert info.num_players == 4 and info.features == "advice_tuned"
     agent = agents.make("ppo_4p", seed=0)
     assert agent.name == "ppo_4p"
     _plays_legal_moves(agent, num_players=4, games=16, seed=12, steps=60)
     with pytest.raises(ValueError, match="trained for 4 players, not 3"):
         agents.make("ppo_4p", num_players=3)
+    # The earlier shipped agent stays available (the benchmark protocol's learned line-up).
+    earlier = agents.make("ppo_4p_v1", seed=0)
+    assert earlier.name == "ppo_4p_v1" and earlier.info.features == "advice" and is_play_only(EARLIER_CHECKPOINT)
+    _plays_legal_moves(earlier, num_players=4, games=16, seed=12, steps=60)
 

@@ -5,8 +5,9 @@
 
 The protocol (version :data:`PROTOCOL_VERSION`), per game and player count P: each agent plays
 against fixed line-ups of P - 1 opponents (:func:`protocol_lineups`; Keine Ahnung: P - 1 x
-``counter``, P - 1 x ``greedy``, a mixed table from 3 players, 3 x the shipped ``ppo_4p`` at 4
-players; another game: one table per heuristic agent it ships and a mixed one). Each line-up is a
+``counter``, P - 1 x ``greedy``, a mixed table from 3 players, 3 x ``ppo_4p_v1`` at 4 players
+(the learned agent shipped as ``ppo_4p`` when the protocol was defined; the label was ``ppo_4p`` in
+results written before wave 8); another game: one table per heuristic agent it ships and a mixed one). Each line-up is a
 seat-rotated tournament (``training/tournament.py``: the agent sits in every seat equally often and
 every rotation meets the same deals) of :data:`STANDARD_GAMES` games in batches of
 :data:`BATCH_SIZE`, on the published seed of that line-up (:func:`lineup_seed` from
@@ -87,7 +88,9 @@ def _keine_ahnung_lineups(players: int) -> list[tuple[str, tuple[str, ...]]]:
     if n >= 2:
         out.append(("mixed", MIXED_KEINE_AHNUNG[:n]))
     if players == 4:
-        out.append(("ppo_4p", ("ppo_4p",) * n))
+        # The learned line-up is the agent shipped as ppo_4p when the protocol was defined (now
+        # ppo_4p_v1): the protocol's opponents never change within its version.
+        out.append(("ppo_4p_v1", ("ppo_4p_v1",) * n))
     return out
 
 
