@@ -21,6 +21,7 @@ rest (SB3's ``learn`` loop, logs). Then the medians and ranges per variant.
 
     python benchmarks/ppo_speed.py                      # 20 updates, sb3 and lean:passive, 3 repeats each
     python benchmarks/ppo_speed.py --updates 10 --repeats 1 --variants lean,lean:passive --torch-threads 1
+    python benchmarks/ppo_speed.py --same-weights --updates 3   # sb3 and lean:passive: the same weights?
 """
 
 from __future__ import annotations
@@ -69,9 +70,10 @@ def timed_class(base):
     return Timed
 
 
-def run_once(variant: str, updates: int, torch_threads: int, seed: int) -> dict:
+def run_once(variant: str, updates: int, torch_threads: int, seed: int, keep: str = "") -> dict:
     """One shortened main job with the model class and OpenMP policy of ``variant``, in this process
-    (a fresh one: ``run`` starts it); its figures."""
+    (a fresh one: ``run`` starts it); its figures. With ``keep`` (a folder) the run keeps the recipe's
+    warm start (60 games instead of 1,000), evaluates every 2 updates and leaves its checkpoint there."""
     if variant.endswith(":passive"):
         os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     else:
@@ -90,11 +92,12 @@ def run_once(variant: str, updates: int, torch_threads: int, seed: int) -> dict:
         model_class.phase_seconds = {"rollout_network": 0.0, "update": 0.0}  # read by the trainer's last line
     try:
         # The trainer's own printout (its tournament tables) is left out; its figures come back in the summary.
-        with tempfile.TemporaryDirectory() as out, open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
+        warm = ["--imitation-games", "60", "--eval-every", "2", "--eval-games", "20"] if keep else ["--imitate", ""]
+        with tempfile.TemporaryDirectory() as scratch, open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
             summary = train_module.main([
-                "--env", "keine_ahnung_v0", "--players", "4", "--imitate", "", "--seed", str(seed),
+                "--env", "keine_ahnung_v0", "--players", "4", "--seed", str(seed), *warm,
                 "--total-timesteps", str(updates * ROLLOUT), "--max-minutes", "0", "--final-games", "1",
-                "--final-opponents", "random", "--final-league", "", "--no-progress", "--out-dir", out,
+                "--final-opponents", "random", "--final-league", "", "--no-progress", "--out-dir", keep or scratch,
                 "--torch-threads", str(torch_threads)])
     finally:
         lean_ppo.LeanMaskablePPO = original
@@ -103,18 +106,44 @@ def run_once(variant: str, updates: int, torch_threads: int, seed: int) -> dict:
     collect, update = model_class.totals["collect"], model_class.totals["train"]
     return {"variant": variant, "dec_s": summary["timesteps"] / wall, "wall": wall, "env": env,
             "rollout_network": collect - env - evals, "update": update, "eval": evals,
-            "rest": wall - collect - update}
+            "rest": wall - collect - update, "checkpoint": summary["checkpoint"] if keep else ""}
 
 
-def run(variant: str, updates: int, torch_threads: int, seed: int) -> dict:
+def run(variant: str, updates: int, torch_threads: int, seed: int, keep: str = "") -> dict:
     """``run_once`` in a fresh Python process (this script with ``--child``)."""
     command = [sys.executable, __file__, "--child", variant, "--updates", str(updates), "--torch-threads",
-               str(torch_threads), "--seed", str(seed)]
+               str(torch_threads), "--seed", str(seed), "--keep", keep]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode:
         raise RuntimeError(f"{variant} run failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def same_weights(updates: int, torch_threads: int, seed: int) -> bool:
+    """The recipe's warm start, ``updates`` PPO updates and their evaluations, once with sb3-contrib's
+    MaskablePPO and once as the trainer runs now: prints whether every weight and optimizer moment of
+    the two checkpoints is equal, bit for bit (tensors read with ``weights_only``)."""
+    import zipfile
+
+    import torch
+
+    tensors = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for variant in ("sb3", "lean:passive"):
+            checkpoint = run(variant, updates, torch_threads, seed, keep=str(Path(folder) / variant))["checkpoint"]
+            with zipfile.ZipFile(checkpoint) as archive:
+                tensors[variant] = {name: torch.load(archive.open(name), weights_only=True)
+                                    for name in ("policy.pth", "policy.optimizer.pth")}
+    plain, lean = tensors["sb3"], tensors["lean:passive"]
+    weights = plain["policy.pth"].keys() == lean["policy.pth"].keys() and all(
+        torch.equal(plain["policy.pth"][k], lean["policy.pth"][k]) for k in plain["policy.pth"])
+    moments = [(index, key) for index, state in plain["policy.optimizer.pth"]["state"].items() for key in state]
+    optimizer = all(torch.equal(plain["policy.optimizer.pth"]["state"][i][k], lean["policy.optimizer.pth"]["state"][i][k])
+                    for i, k in moments)
+    print(f"warm start + {updates} PPO updates: weights {'identical' if weights else 'DIFFER'}, optimizer state "
+          f"{'identical' if optimizer else 'DIFFERS'} ({len(plain['policy.pth'])} weight tensors, {len(moments)} moments)")
+    return weights and optimizer
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -124,11 +153,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--variants", default="sb3,lean:passive", help=f"comma-separated: {', '.join(VARIANTS)}")
     parser.add_argument("--torch-threads", type=int, default=2, help="torch CPU threads (the trainer's default: 2)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--same-weights", action="store_true",
+                        help="instead of timing: check that sb3 and lean:passive train the same weights (warm start included)")
     parser.add_argument("--child", default="", help=argparse.SUPPRESS)  # one run in this process, JSON out
+    parser.add_argument("--keep", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(run_once(args.child, args.updates, args.torch_threads, args.seed)))
+        print(json.dumps(run_once(args.child, args.updates, args.torch_threads, args.seed, args.keep)))
         return
+    if args.same_weights:
+        sys.exit(0 if same_weights(args.updates, args.torch_threads, args.seed) else 1)
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     if not variants or any(v not in VARIANTS for v in variants):
         parser.error(f"--variants {args.variants!r}; allowed: {', '.join(VARIANTS)} (comma-separated)")

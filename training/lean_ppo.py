@@ -11,13 +11,12 @@ can go:
   ``MaskableCategorical.apply_masking`` does, then ``softmax``, ``multinomial`` and ``gather`` as
   ``Categorical`` does);
 * each minibatch is copied twice (NumPy fancy indexing, then ``torch.tensor``); here the flattened
-  rollout is turned into tensors once per update (no copy) and each minibatch is gathered once;
-* with ``ent_coef == 0`` (the Keine Ahnung recipe) the entropy still goes through autograd only to be
-  multiplied by zero; here it is computed without gradient, for the log alone.
+  rollout is turned into tensors once per update (no copy) and each minibatch is gathered once.
 
 The numbers are the same: same random draws (NumPy's global ``permutation`` per epoch, torch's
-``multinomial``), same operations in the same order, the entropy term's gradient exactly zero either
-way. ``tests/test_lean_ppo.py`` checks it: the rollout buffer (observations, actions, values,
+``multinomial``), same operations in the same order. (Not everything that looks free is: with
+``ent_coef == 0`` the entropy term adds nothing to the loss, yet computing it outside autograd changed
+the actor's weights in the last bits after a few updates of the main job, so it stays in the graph.) ``tests/test_lean_ppo.py`` checks it: the rollout buffer (observations, actions, values,
 log-probabilities, advantages, returns) and the weights after an update equal plain MaskablePPO's
 under the same seed.
 
@@ -214,15 +213,11 @@ class LeanMaskablePPO(MaskablePPO):
                 value_loss = F.mse_loss(returns, values_pred)
                 value_losses.append(value_loss.item())
 
-                if self.ent_coef == 0:
-                    # Its gradient would be multiplied by zero: the loss and the update are the same
-                    # without it, and the log still gets the entropy.
-                    with th.no_grad():
-                        entropy_loss = -th.mean(masked_entropy(log_probs_all, masks))
-                    loss = policy_loss + self.vf_coef * value_loss
-                else:
-                    entropy_loss = -th.mean(masked_entropy(log_probs_all, masks))
-                    loss = policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss
+                # With ent_coef 0 (the Keine Ahnung recipe) this term adds nothing, but leaving it out of
+                # the graph changes how autograd accumulates the actor's gradient, and the weights then
+                # differ from MaskablePPO's in the last bits: it stays.
+                entropy_loss = -th.mean(masked_entropy(log_probs_all, masks))
+                loss = policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss
                 entropy_losses.append(entropy_loss.item())
 
                 with th.no_grad():
