@@ -93,7 +93,8 @@ def run_once(variant: str, updates: int, torch_threads: int, seed: int, keep: st
     try:
         # The trainer's own printout (its tournament tables) is left out; its figures come back in the summary.
         warm = ["--imitation-games", "60", "--eval-every", "2", "--eval-games", "20"] if keep else ["--imitate", ""]
-        with tempfile.TemporaryDirectory() as scratch, open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
+        with tempfile.TemporaryDirectory() as scratch, open(os.devnull, "w") as quiet, \
+                contextlib.redirect_stdout(quiet):
             summary = train_module.main([
                 "--env", "keine_ahnung_v0", "--players", "4", "--seed", str(seed), *warm,
                 "--total-timesteps", str(updates * ROLLOUT), "--max-minutes", "0", "--final-games", "1",
@@ -139,10 +140,11 @@ def same_weights(updates: int, torch_threads: int, seed: int) -> bool:
     weights = plain["policy.pth"].keys() == lean["policy.pth"].keys() and all(
         torch.equal(plain["policy.pth"][k], lean["policy.pth"][k]) for k in plain["policy.pth"])
     moments = [(index, key) for index, state in plain["policy.optimizer.pth"]["state"].items() for key in state]
-    optimizer = all(torch.equal(plain["policy.optimizer.pth"]["state"][i][k], lean["policy.optimizer.pth"]["state"][i][k])
-                    for i, k in moments)
+    plain_moments, lean_moments = plain["policy.optimizer.pth"]["state"], lean["policy.optimizer.pth"]["state"]
+    optimizer = all(torch.equal(plain_moments[i][k], lean_moments[i][k]) for i, k in moments)
     print(f"warm start + {updates} PPO updates: weights {'identical' if weights else 'DIFFER'}, optimizer state "
-          f"{'identical' if optimizer else 'DIFFERS'} ({len(plain['policy.pth'])} weight tensors, {len(moments)} moments)")
+          f"{'identical' if optimizer else 'DIFFERS'} ({len(plain['policy.pth'])} weight tensors, "
+          f"{len(moments)} moments)")
     return weights and optimizer
 
 
@@ -150,11 +152,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--updates", type=int, default=20, help="PPO updates per run (16,384 decisions each)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per variant, alternating")
-    parser.add_argument("--variants", default="sb3,lean:passive", help=f"comma-separated: {', '.join(VARIANTS)}")
-    parser.add_argument("--torch-threads", type=int, default=2, help="torch CPU threads (the trainer's default: 2)")
+    parser.add_argument("--variants", default="sb3,lean:passive",
+                        help=f"comma-separated: {', '.join(VARIANTS)}")
+    parser.add_argument("--torch-threads", type=int, default=2,
+                        help="torch CPU threads (the trainer's default: 2)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--same-weights", action="store_true",
-                        help="instead of timing: check that sb3 and lean:passive train the same weights (warm start included)")
+                        help="instead of timing: check that sb3 and lean:passive train the same weights "
+                             "(warm start included)")
     parser.add_argument("--child", default="", help=argparse.SUPPRESS)  # one run in this process, JSON out
     parser.add_argument("--keep", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -171,8 +176,8 @@ def main(argv: list[str] | None = None) -> None:
 
     print(f"main job's PPO phase, {args.updates} updates x {ROLLOUT:,} decisions, torch threads "
           f"{args.torch_threads}; load average before: {os.getloadavg()[0]:.2f}", flush=True)
-    header = f"{'variant':12} {'dec/s':>7} {'wall s':>7} {'env':>6} {'rollout net':>11} {'updates':>8} {'evals':>6} {'rest':>6}"
-    print(header, flush=True)
+    print(f"{'variant':12} {'dec/s':>7} {'wall s':>7} {'env':>6} {'rollout net':>11} {'updates':>8} {'evals':>6} "
+          f"{'rest':>6}", flush=True)
     results: list[dict] = []
     for _ in range(args.repeats):
         for variant in variants:
@@ -188,8 +193,8 @@ def main(argv: list[str] | None = None) -> None:
         rates = [r["dec_s"] for r in runs]
         per_update = {k: statistics.median(r[k] for r in runs) / args.updates
                       for k in ("wall", "env", "rollout_network", "update", "eval", "rest")}
-        print(f"{variant:12} {statistics.median(rates):>7,.0f} dec/s ({min(rates):,.0f}-{max(rates):,.0f}); per update: "
-              + ", ".join(f"{k} {v:.3f}" for k, v in per_update.items()))
+        print(f"{variant:12} {statistics.median(rates):>7,.0f} dec/s ({min(rates):,.0f}-{max(rates):,.0f}); "
+              "per update: " + ", ".join(f"{k} {v:.3f}" for k, v in per_update.items()))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""``training.lean_ppo.LeanMaskablePPO`` learns exactly what sb3-contrib's MaskablePPO learns.
+"""``training.lean_ppo.LeanMaskablePPO`` learns exactly what sb3-contrib's MaskablePPO learns; the trainer's
+OpenMP wait policy.
 
 Both models are built on the same game, features and seed and learn two rollouts each: the rollout
 buffer (observations, actions, action masks, values, log-probabilities, advantages, returns, episode
@@ -21,8 +22,6 @@ BUFFER_FIELDS = ("observations", "actions", "action_masks", "values", "log_probs
 def _learned(model_class, ent_coef: float, oracle: bool = False, target_kl: float | None = None):
     """A model of ``model_class`` after two rollouts of 8 games x 16 steps on the advice features
     against counter and greedy, and its environment."""
-    from sb3_contrib import MaskablePPO  # noqa: F401  (imported with the model classes)
-
     from agents.policies import OracleCriticPolicy
     from training.oracle import learner_privileged
 
@@ -93,3 +92,14 @@ def test_masked_helpers_equal_maskable_categorical():
     assert torch.equal(log_probs, reference.logits)
     assert torch.equal(masked_entropy(log_probs, masks), reference.entropy())
     assert (log_probs[~masks] < -1e7).all()
+
+
+def test_the_trainer_asks_for_sleeping_openmp_threads_unless_told_otherwise(monkeypatch):
+    import os
+
+    from training import train
+
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    assert train.passive_openmp() == "PASSIVE" and os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")  # a policy the user names is kept
+    assert train.passive_openmp() == "ACTIVE" and os.environ["OMP_WAIT_POLICY"] == "ACTIVE"

@@ -14,11 +14,16 @@ can go:
   rollout is turned into tensors once per update (no copy) and each minibatch is gathered once.
 
 The numbers are the same: same random draws (NumPy's global ``permutation`` per epoch, torch's
-``multinomial``), same operations in the same order. (Not everything that looks free is: with
-``ent_coef == 0`` the entropy term adds nothing to the loss, yet computing it outside autograd changed
-the actor's weights in the last bits after a few updates of the main job, so it stays in the graph.) ``tests/test_lean_ppo.py`` checks it: the rollout buffer (observations, actions, values,
-log-probabilities, advantages, returns) and the weights after an update equal plain MaskablePPO's
-under the same seed.
+``multinomial``), same operations in the same order. ``tests/test_lean_ppo.py`` checks it: the rollout
+buffer, the weights and the optimizer state after two rollouts equal MaskablePPO's bit for bit under
+the same seed (``benchmarks/ppo_speed.py --same-weights``: the trainer end to end, warm start
+included). Not everything that looks free is: with ``ent_coef == 0`` the entropy term adds nothing to
+the loss, yet computing it outside autograd changed the actor's weights in the last bits after a few
+updates of the main job, so it stays in the graph.
+
+What it buys is modest: near idle ~3% of the main job's PPO phase (within the noise of a shared
+machine; benchmarks/README.md, "Wave 8: the main job's speed"), since the matrix products are ~70% of
+an update.
 
 ``phase_seconds`` adds up the wall time of the rollout's network work (forward passes, buffer,
 bookkeeping: everything in ``collect_rollouts`` outside ``env`` and the callback) and of the PPO

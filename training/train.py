@@ -234,10 +234,10 @@ def passive_openmp() -> str:
     its own setting.
 
     Why: torch's and Numba's OpenMP threads spin after every parallel region by default. On the 2-core
-    machine, with anything else running, two spinning torch threads and the busy core starve each
-    other: the main job's PPO phase ran 3.8-5x slower (753 against 3,591-3,914 learner decisions/s
-    at load ~4.5, benchmarks/README.md "Wave 8: the main job's speed"); sleeping threads cost a few
-    per cent on an idle machine. The results do not depend on it."""
+    machine, with another job on a core, the spinning threads and that job take turns: the main job's
+    PPO phase ran 2-5x slower (1,815 against 3,630 learner decisions/s beside one spinning process;
+    753 against 3,591-3,914 at load ~4.5; benchmarks/README.md "Wave 8: the main job's speed"), and
+    sleeping threads made no measurable difference on the idle machine. Results do not depend on it."""
     import os
 
     return os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -363,8 +363,8 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     # the games and the opponents from it), so resumed runs replay as they did before.
     seed = resumed.counters.get("seed", args.seed) if same_critic else args.seed
     # sb3-contrib's MaskablePPO with the same arithmetic and less overhead (training/lean_ppo.py).
-    model = LeanMaskablePPO(policy_class, env, policy_kwargs=policy_kwargs, tensorboard_log=str(run_dir / "tensorboard"),
-                           seed=seed, device="cpu", verbose=0, **hyper)
+    model = LeanMaskablePPO(policy_class, env, policy_kwargs=policy_kwargs,
+                            tensorboard_log=str(run_dir / "tensorboard"), seed=seed, device="cpu", verbose=0, **hyper)
     if same_critic:
         with user_errors("--resume", args.resume):  # weights or optimizer state that do not fit the architecture
             restore_training_state(model, resumed, where=f"--resume {args.resume}")
@@ -523,8 +523,8 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     trained_now = model.num_timesteps - callback.first_step
     # Where the PPO phase's wall time went; "the rest": SB3's and the callback's bookkeeping, the
     # progress bar, TensorBoard logs.
-    split = {"the rollout's network": model.phase_seconds["rollout_network"], "PPO updates": model.phase_seconds["update"],
-             "evaluations and checkpoints": callback.eval_seconds}
+    split = {"the rollout's network": model.phase_seconds["rollout_network"],
+             "PPO updates": model.phase_seconds["update"], "evaluations and checkpoints": callback.eval_seconds}
     rest = train_seconds - timed.seconds - sum(split.values())
     print(f"\ntrained {trained_now:,} steps ({model.num_timesteps:,} in all) in {train_seconds / 60:.1f} min "
           f"({trained_now / train_seconds:,.0f} steps/s); the environment (games, opponents, features) "
