@@ -129,7 +129,13 @@ def test_max_minutes_stops_after_the_rollout_that_ran_past_it(tmp_path, capsys):
     # The environment's share of the PPO phase is measured (68 steps of 4 games took some time) and printed.
     assert 0.0 < summary["env_seconds"] < summary["train_seconds"]
     share = summary["env_seconds"] / summary["train_seconds"]
-    assert f"the environment (games, opponents, features) {share:.0%} of that time" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"the environment (games, opponents, features) {share:.0%} of that time" in out
+    # So are the network's parts: the rollout's forward passes and the one update (no evaluations, so
+    # next to nothing in their phase).
+    assert summary["rollout_network_seconds"] > 0 and summary["update_seconds"] > 0
+    assert 0 <= summary["eval_seconds"] < summary["update_seconds"]
+    assert f"PPO updates {summary['update_seconds'] / summary['train_seconds']:.0%}" in out
 
 
 def test_every_training_argument_is_documented():

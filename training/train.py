@@ -228,8 +228,25 @@ class OpponentPool:
         return [members[i] for i in rng.integers(len(members), size=self.num_players - 1)]
 
 
+def passive_openmp() -> str:
+    """Sets ``OMP_WAIT_POLICY=PASSIVE`` unless the environment already names a policy; returns the policy
+    in force. Effective only before an OpenMP runtime loads (torch's at ``import torch``, Numba's at its
+    first parallel kernel), so ``main`` calls it first; a program that imported torch earlier keeps
+    its own setting.
+
+    Why: torch's and Numba's OpenMP threads spin after every parallel region by default. On the 2-core
+    machine, with another job on a core, the spinning threads and that job take turns: the main job's
+    PPO phase ran 2-5x slower (1,815 against 3,630 learner decisions/s beside one spinning process;
+    753 against 3,591-3,914 at load ~4.5; benchmarks/README.md "Wave 8: the main job's speed"), and
+    sleeping threads made no measurable difference on the idle machine. Results do not depend on it."""
+    import os
+
+    return os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
 def main(argv: list[str] | None = None) -> dict:
     """Runs one training as ``Args`` says; returns a summary (paths and final figures)."""
+    passive_openmp()
     args = parse_dataclass(Args, argv, prog=PROG, examples=EXAMPLES)
     return train(args, given=given_fields(Args, argv))
 
@@ -285,7 +302,6 @@ def train(args: Args, given: set[str] | None = None) -> dict:
               for i, name in enumerate(league_specs)]
     teacher = make_agent("--imitate", args.imitate, game=args.env, seed=args.seed + 500) if args.imitate else None
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import VecMonitor
     from tqdm import tqdm
@@ -298,6 +314,7 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     from keine_ahnung_env.sb3_vec import CoreVecEnv, timed_vec_env
 
     from .imitation import collect_demonstrations, pretrain
+    from .lean_ppo import LeanMaskablePPO
     from .oracle import learner_privileged
     from .tournament import play_tournament
 
@@ -346,8 +363,9 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     # A model resumed whole keeps the seed it was created with (as SB3's load did: it re-seeded torch,
     # the games and the opponents from it), so resumed runs replay as they did before.
     seed = resumed.counters.get("seed", args.seed) if same_critic else args.seed
-    model = MaskablePPO(policy_class, env, policy_kwargs=policy_kwargs, tensorboard_log=str(run_dir / "tensorboard"),
-                        seed=seed, device="cpu", verbose=0, **hyper)
+    # sb3-contrib's MaskablePPO with the same arithmetic and less overhead (training/lean_ppo.py).
+    model = LeanMaskablePPO(policy_class, env, policy_kwargs=policy_kwargs,
+                            tensorboard_log=str(run_dir / "tensorboard"), seed=seed, device="cpu", verbose=0, **hyper)
     if same_critic:
         with user_errors("--resume", args.resume):  # weights or optimizer state that do not fit the architecture
             restore_training_state(model, resumed, where=f"--resume {args.resume}")
@@ -417,6 +435,7 @@ def train(args: Args, given: set[str] | None = None) -> dict:
             self.by_opponent = defaultdict(lambda: deque(maxlen=500))
             self.episode_stats = deque(maxlen=500)  # the learner's own statistics of each recent episode
             self.updates = 0
+            self.eval_seconds = 0.0  # periodic evaluations, snapshots and checkpoints
             self.out_of_time = False
             self.bar = tqdm(total=args.total_timesteps, disable=not args.progress, unit="step", smoothing=0.05)
             self.start = time.time()
@@ -474,6 +493,11 @@ def train(args: Args, given: set[str] | None = None) -> dict:
                     if denominator:  # a rate of nothing (no calls yet, say) is not logged
                         self.logger.record(f"stats/{column.key}", totals[column.numerator] / denominator)
             curve.append({"timesteps": self.num_timesteps, "train_win_rate": win})
+            start = time.perf_counter()
+            self._snapshot_and_evaluate()
+            self.eval_seconds += time.perf_counter() - start
+
+        def _snapshot_and_evaluate(self) -> None:
             if args.self_play and self.updates % args.snapshot_every == 0:
                 pool.snapshots.append(learner_agent(deterministic=False))
             if args.eval_every and self.updates % args.eval_every == 0:
@@ -498,9 +522,16 @@ def train(args: Args, given: set[str] | None = None) -> dict:
                                args.progress, run_dir / "tournament.json", league=league, league_specs=league_specs)
     curve_path = plot_curve(curve, run_dir / "learning_curve.png", args.players)
     trained_now = model.num_timesteps - callback.first_step
+    # Where the PPO phase's wall time went; "the rest": SB3's and the callback's bookkeeping, the
+    # progress bar, TensorBoard logs.
+    split = {"the rollout's network": model.phase_seconds["rollout_network"],
+             "PPO updates": model.phase_seconds["update"], "evaluations and checkpoints": callback.eval_seconds}
+    rest = train_seconds - timed.seconds - sum(split.values())
     print(f"\ntrained {trained_now:,} steps ({model.num_timesteps:,} in all) in {train_seconds / 60:.1f} min "
           f"({trained_now / train_seconds:,.0f} steps/s); the environment (games, opponents, features) "
-          f"{timed.seconds / train_seconds:.0%} of that time, the rest the network, PPO updates and evaluations")
+          f"{timed.seconds / train_seconds:.0%} of that time, "
+          + ", ".join(f"{name} {seconds / train_seconds:.0%}" for name, seconds in split.items())
+          + f", the rest {rest / train_seconds:.0%}")
     print(f"checkpoint:     {final_path} (+ {final_path.with_suffix('.json').name})")
     print(f"tournament:     {run_dir / 'tournament.json'}")
     print(f"learning curve: {curve_path}")
@@ -508,7 +539,9 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     env.close()
     return {"run_dir": str(run_dir), "checkpoint": str(final_path), "tournament": summary,
             "learning_curve": str(curve_path), "timesteps": int(model.num_timesteps),
-            "train_seconds": train_seconds, "env_seconds": timed.seconds}
+            "train_seconds": train_seconds, "env_seconds": timed.seconds,
+            "rollout_network_seconds": model.phase_seconds["rollout_network"],
+            "update_seconds": model.phase_seconds["update"], "eval_seconds": callback.eval_seconds}
 
 
 def final_tournament(learner, opponent_specs: list[str], env: str, players: int, games: int, seed: int, rules: dict,
