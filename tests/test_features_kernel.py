@@ -78,11 +78,11 @@ def test_advice_tuned_carries_counter_tuneds_move(positions):
     adviser.reseed(0)
     chosen = adviser.act(obs[legal], mask[legal])
     assert (tuned[legal, width + chosen] == 1).all()  # its move is always marked
-    call = ACTION_CALL
-    differ = (plain[:, width + call] != tuned[:, width + call])
+    call = width + ACTION_CALL
+    differ = plain[:, call] != tuned[:, call]
     assert differ.any(), "no position where the two thresholds disagree on calling"
     success = tuned[:, obs.shape[1]]  # the exact call success probability hint
-    more_calls = differ & (tuned[:, width + call] == 1)
+    more_calls = differ & (tuned[:, call] == 1)
     assert more_calls.any() and (success[more_calls] >= 0.55).all()
 
 

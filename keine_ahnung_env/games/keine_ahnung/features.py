@@ -133,7 +133,8 @@ class KeineAhnungFeatures:
         return mask
 
     def _advice(self, obs: np.ndarray, action_mask: np.ndarray | None, view) -> np.ndarray:
-        """[B, A] one-hot of the adviser's move (counter or counter_tuned) (all legal unknown cards for a reveal of one)."""
+        """[B, A] one-hot of the adviser's move, counter's or counter_tuned's (all legal unknown cards for a
+        reveal of one)."""
         mask = self._legal_mask(action_mask, obs.shape[0])
         advice = np.zeros(mask.shape, np.float32)
         rows = np.flatnonzero(mask.any(1))

@@ -18,6 +18,7 @@ from ...game_spec import AgentInfo, EpisodeStats, GameSpec, StatColumn
 from .actions import ACTION_CALL, NUM_ACTIONS, action_name
 from .config import MAX_PLAYERS, MIN_PLAYERS, Rules
 from .core import KeineAhnungCore
+from .features import feature_sets
 from .picture import table_scene
 from .observation import OBSERVATION_VERSION, ObservationLayout, observation_string
 from .privileged import privileged_features, privileged_size
@@ -68,18 +69,6 @@ EPISODE_STATS = EpisodeStats(
              StatColumn("call_success_rate", "call ok%", "call_successes", "calls", percent=True,
                         long_header="call success %")))
 """Calls of "Nothing fits anymore!", the calls that won a trophy, and trophies held at the end."""
-
-
-def _feature_sets() -> dict:
-    def maker(kind: str):
-        def make(spec: GameSpec):
-            from .features import KeineAhnungFeatures  # imports the agents: only when a policy needs them
-
-            return KeineAhnungFeatures(kind, spec.num_players, spec.rules)
-
-        return make
-
-    return {kind: maker(kind) for kind in ("raw", "hints", "advice", "advice_tuned")}
 
 
 TRAINING_RECIPE = MappingProxyType({
@@ -143,7 +132,7 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
         rules=variant.options(),
         policy_neutral_rules=("reward", "max_turns"),
         episode_stats=EPISODE_STATS,
-        feature_sets=_feature_sets(),
+        feature_sets=feature_sets(),
         default_features="hints",
         training_recipe=TRAINING_RECIPE,
         privileged_size=privileged_size(variant.num_players),
