@@ -484,18 +484,18 @@ EARLIER_CHECKPOINT = Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_4p
 learned line-up is this agent, and as the library's version-1 checkpoint."""
 
 
-def make_ready_agent(seed: int | None = None, deterministic: bool = True, num_players: int | None = None,
-                     **kwargs: Any) -> PPOAgent:
+def _shipped_agent(path: Path, name: str, **kwargs: Any) -> PPOAgent:
+    """A checkpoint shipped with the library as an agent named ``name`` (``make_agent``'s arguments)."""
+    agent = make_agent(path, **kwargs)
+    agent.name = name
+    return agent
+
+
+def make_ready_agent(**kwargs: Any) -> PPOAgent:
     """``agents.make("ppo_4p")``: the shipped checkpoint (:data:`READY_CHECKPOINT`) as an agent."""
-    agent = make_agent(READY_CHECKPOINT, seed=seed, deterministic=deterministic, num_players=num_players, **kwargs)
-    agent.name = "ppo_4p"
-    return agent
+    return _shipped_agent(READY_CHECKPOINT, "ppo_4p", **kwargs)
 
 
-def make_earlier_agent(seed: int | None = None, deterministic: bool = True, num_players: int | None = None,
-                       **kwargs: Any) -> PPOAgent:
+def make_earlier_agent(**kwargs: Any) -> PPOAgent:
     """``agents.make("ppo_4p_v1")``: the earlier shipped checkpoint (:data:`EARLIER_CHECKPOINT`)."""
-    agent = make_agent(EARLIER_CHECKPOINT, seed=seed, deterministic=deterministic, num_players=num_players,
-                       **kwargs)
-    agent.name = "ppo_4p_v1"
-    return agent
+    return _shipped_agent(EARLIER_CHECKPOINT, "ppo_4p_v1", **kwargs)
