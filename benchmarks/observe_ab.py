@@ -3,7 +3,7 @@
     git archive OLD_COMMIT | tar -x -C /tmp/before
     python benchmarks/observe_ab.py --before /tmp/before/keine_ahnung_env/games/keine_ahnung/kernels.py
 
-The other version's ``kernels.py`` is loaded beside this tree's (as ``kernel_ab`` does for the step).
+The other version's ``kernels.py`` is loaded beside this tree's (``kernel_ab.load_copy``, as for the step's A/B).
 First both encode the same states (2, 4 and 5 players, both memory modes, every seat, every 20th of 400
 steps of random play at ``--batch`` games) into arrays filled with different garbage, and the rows are
 compared: every row must come out the same (the same observation, every entry written). Then
@@ -17,10 +17,8 @@ builds cannot be compared this way.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import shutil
-import sys
 import tempfile
 import time
 
@@ -30,6 +28,7 @@ import numpy as np
 from keine_ahnung_env.benchmark import sample_masked
 from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, Rules
 from keine_ahnung_env.games.keine_ahnung import kernels as THIS
+from keine_ahnung_env.games.keine_ahnung.kernel_ab import load_copy
 
 _LOOP = """
 
@@ -38,18 +37,6 @@ def _observe_repeatedly(s, k, games, seats, out, repeats):
     for _ in range(repeats):
         observe_range(s, k, games, seats, out, 0, games.shape[0])
 """
-
-
-def _load(path: str, name: str, folder: str):
-    copy = os.path.join(folder, name + ".py")
-    shutil.copy(path, copy)
-    with open(copy, "a") as f:
-        f.write(_LOOP)
-    spec = importlib.util.spec_from_file_location(f"keine_ahnung_env.games.keine_ahnung.{name}", copy)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _tuples(module, core):
@@ -79,8 +66,8 @@ def main(argv=None) -> None:
         parser.error("--batch and --rounds must be positive")
     numba.set_num_threads(1)
     folder = tempfile.mkdtemp(prefix="ka_observe_ab_")
-    versions = {"before": _load(args.before, "_observe_before", folder),
-                "after": _load(args.after, "_observe_after", folder)}
+    versions = {"before": load_copy("_observe_before", args.before, folder, append=_LOOP),
+                "after": load_copy("_observe_after", args.after, folder, append=_LOOP)}
     B, games = args.batch, np.arange(args.batch)
     differing = 0
     for memory in ("perfect", "none"):

@@ -27,10 +27,15 @@ import time
 import numpy as np
 
 
-def _load(name: str, path: str, folder: str):
-    """``path`` loaded as module ``keine_ahnung_env.games.keine_ahnung.<name>`` (a copy in ``folder``)."""
+def load_copy(name: str, path: str, folder: str, append: str = ""):
+    """``path`` loaded as module ``keine_ahnung_env.games.keine_ahnung.<name>`` (a copy in ``folder``,
+    with the source ``append`` added at its end: a compiled driver loop of an A/B, say), so another
+    tree's kernels compile as this package's own do."""
     copy = os.path.join(folder, name + ".py")
     shutil.copy(path, copy)
+    if append:
+        with open(copy, "a") as f:
+            f.write(append)
     spec = importlib.util.spec_from_file_location(f"{__package__}.{name}", copy)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -49,7 +54,7 @@ def run(before: str, after: str, batch: int = 4096, steps: int = 40, rounds: int
 
     numba.set_num_threads(1)
     folder = tempfile.mkdtemp(prefix="ka_kernel_ab_")
-    versions = {"before": _load("_ab_before", before, folder), "after": _load("_ab_after", after, folder)}
+    versions = {"before": load_copy("_ab_before", before, folder), "after": load_copy("_ab_after", after, folder)}
     core = KeineAhnungCore(batch, Rules.make(4), seed=seed)
     core.parallel_min_games = 10**9
     rng = np.random.default_rng(seed)
