@@ -70,10 +70,11 @@ def timed_class(base):
     return Timed
 
 
-def run_once(variant: str, updates: int, torch_threads: int, seed: int, keep: str = "") -> dict:
+def run_once(variant: str, updates: int, torch_threads: int, seed: int, keep: str = "", net_arch: str = "") -> dict:
     """One shortened main job with the model class and OpenMP policy of ``variant``, in this process
     (a fresh one: ``run`` starts it); its figures. With ``keep`` (a folder) the run keeps the recipe's
-    warm start (60 games instead of 1,000), evaluates every 2 updates and leaves its checkpoint there."""
+    warm start (60 games instead of 1,000), evaluates every 2 updates and leaves its checkpoint there.
+    ``net_arch`` (e.g. ``"256,256"``) replaces the recipe's network; empty: the recipe's."""
     if variant.endswith(":passive"):
         os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     else:
@@ -99,21 +100,21 @@ def run_once(variant: str, updates: int, torch_threads: int, seed: int, keep: st
                 "--env", "keine_ahnung_v0", "--players", "4", "--seed", str(seed), *warm,
                 "--total-timesteps", str(updates * ROLLOUT), "--max-minutes", "0", "--final-games", "1",
                 "--final-opponents", "random", "--final-league", "", "--no-progress", "--out-dir", keep or scratch,
-                "--torch-threads", str(torch_threads)])
+                "--torch-threads", str(torch_threads), *(["--net-arch", net_arch] if net_arch else [])])
     finally:
         lean_ppo.LeanMaskablePPO = original
     wall = summary["train_seconds"]
     env, evals = summary["env_seconds"], summary["eval_seconds"]
     collect, update = model_class.totals["collect"], model_class.totals["train"]
-    return {"variant": variant, "dec_s": summary["timesteps"] / wall, "wall": wall, "env": env,
+    return {"variant": variant + (f" {net_arch}" if net_arch else ""), "dec_s": summary["timesteps"] / wall, "wall": wall, "env": env,
             "rollout_network": collect - env - evals, "update": update, "eval": evals,
             "rest": wall - collect - update, "checkpoint": summary["checkpoint"] if keep else ""}
 
 
-def run(variant: str, updates: int, torch_threads: int, seed: int, keep: str = "") -> dict:
+def run(variant: str, updates: int, torch_threads: int, seed: int, keep: str = "", net_arch: str = "") -> dict:
     """``run_once`` in a fresh Python process (this script with ``--child``)."""
     command = [sys.executable, __file__, "--child", variant, "--updates", str(updates), "--torch-threads",
-               str(torch_threads), "--seed", str(seed), "--keep", keep]
+               str(torch_threads), "--seed", str(seed), "--keep", keep, "--net-arch", net_arch]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode:
@@ -160,40 +161,48 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--same-weights", action="store_true",
                         help="instead of timing: check that sb3 and lean:passive train the same weights "
                              "(warm start included)")
+    parser.add_argument("--net-archs", nargs="+", default=[""], metavar="SIZES",
+                        help="networks to time, each as --net-arch takes it (e.g. 256,256 128,128); every "
+                             "variant runs with each; default: the recipe's")
+    parser.add_argument("--net-arch", default="", help=argparse.SUPPRESS)  # the child's network
     parser.add_argument("--child", default="", help=argparse.SUPPRESS)  # one run in this process, JSON out
     parser.add_argument("--keep", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(run_once(args.child, args.updates, args.torch_threads, args.seed, args.keep)))
+        print(json.dumps(run_once(args.child, args.updates, args.torch_threads, args.seed, args.keep, args.net_arch)))
         return
     if args.same_weights:
         sys.exit(0 if same_weights(args.updates, args.torch_threads, args.seed) else 1)
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     if not variants or any(v not in VARIANTS for v in variants):
         parser.error(f"--variants {args.variants!r}; allowed: {', '.join(VARIANTS)} (comma-separated)")
+    for sizes in args.net_archs:
+        if sizes and not all(part.strip().isdigit() and int(part) > 0 for part in sizes.split(",")):
+            parser.error(f"--net-archs: {sizes!r} is no list of positive layer sizes such as 128,128")
     if args.updates < 1 or args.repeats < 1:
         parser.error("--updates and --repeats must be positive")
 
     print(f"main job's PPO phase, {args.updates} updates x {ROLLOUT:,} decisions, torch threads "
           f"{args.torch_threads}; load average before: {os.getloadavg()[0]:.2f}", flush=True)
-    print(f"{'variant':12} {'dec/s':>7} {'wall s':>7} {'env':>6} {'rollout net':>11} {'updates':>8} {'evals':>6} "
+    print(f"{'variant':20} {'dec/s':>7} {'wall s':>7} {'env':>6} {'rollout net':>11} {'updates':>8} {'evals':>6} "
           f"{'rest':>6}", flush=True)
     results: list[dict] = []
+    plan = [(variant, sizes) for variant in variants for sizes in args.net_archs]
     for _ in range(args.repeats):
-        for variant in variants:
-            r = run(variant, args.updates, args.torch_threads, args.seed)
+        for variant, sizes in plan:
+            r = run(variant, args.updates, args.torch_threads, args.seed, net_arch=sizes)
             results.append(r)
             shares = "".join(f" {r[k] / r['wall']:>{w}.0%}" for k, w in
                              (("env", 6), ("rollout_network", 11), ("update", 8), ("eval", 6), ("rest", 6)))
-            print(f"{variant:12} {r['dec_s']:>7,.0f} {r['wall']:>7.1f}{shares}   (load {os.getloadavg()[0]:.2f})",
+            print(f"{r['variant']:20} {r['dec_s']:>7,.0f} {r['wall']:>7.1f}{shares}   (load {os.getloadavg()[0]:.2f})",
                   flush=True)
     print("\nmedians (range) over the runs; median seconds per PPO update:")
-    for variant in variants:
-        runs = [r for r in results if r["variant"] == variant]
+    for label in dict.fromkeys(r["variant"] for r in results):
+        runs = [r for r in results if r["variant"] == label]
         rates = [r["dec_s"] for r in runs]
         per_update = {k: statistics.median(r[k] for r in runs) / args.updates
                       for k in ("wall", "env", "rollout_network", "update", "eval", "rest")}
-        print(f"{variant:12} {statistics.median(rates):>7,.0f} dec/s ({min(rates):,.0f}-{max(rates):,.0f}); "
+        print(f"{label:20} {statistics.median(rates):>7,.0f} dec/s ({min(rates):,.0f}-{max(rates):,.0f}); "
               "per update: " + ", ".join(f"{k} {v:.3f}" for k, v in per_update.items()))
 
 

@@ -362,6 +362,15 @@ def test_resume_continues_a_checkpoint_and_refuses_another_variant(trained, tmp_
               "--no-progress", "--recipe", "plain", "--net-arch", "32,32"]
     summary = train_module.main(["--players", "3", "--resume", trained["checkpoint"]] + common)
     assert summary["timesteps"] > read_info(trained["checkpoint"]).timesteps
+    # Under the game's recipe (another feature set and network), a resume without those flags keeps
+    # the checkpoint's own.
+    started = read_info(trained["checkpoint"])
+    assert (started.features, started.net_arch) != (keine_ahnung_v0.game_spec(3).training_recipe["features"],
+                                                    (64, 64))
+    kept = train_module.main(["--players", "3", "--resume", trained["checkpoint"], "--run-name", "kept"]
+                             + common[:-4])
+    assert (read_info(kept["checkpoint"]).features, read_info(kept["checkpoint"]).net_arch) \
+        == (started.features, started.net_arch)
     with pytest.raises(ValueError, match="trained for 3 players, not 4"):
         train_module.main(["--players", "4", "--resume", trained["checkpoint"]] + common)
     with pytest.raises(ValueError, match="net_arch"):

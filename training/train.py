@@ -265,10 +265,19 @@ def apply_recipe(args: Args, spec, given: set[str] | None = None) -> Args:
         if name not in fields or name in ("env", "recipe", "players", "resume", "seed", "rules"):
             raise ValueError(f"{spec.name}: training_recipe sets {name!r}, which is no recipe argument of "
                              "training.train")
-        left_out = getattr(args, name) == getattr(defaults, name) if given is None else name not in given
-        if left_out and not (args.resume and name == "imitate"):
+        left = getattr(args, name) == getattr(defaults, name) if given is None else name not in given
+        if left and not (args.resume and name == "imitate"):
             changes[name] = value
     return dataclasses.replace(args, **changes)
+
+
+def left_out(args: Args, name: str, spec, given: set[str] | None) -> bool:
+    """Whether the user left argument ``name`` out: not on the command line (``given``), or, called
+    from Python (``given`` None), still at the value the recipe (``apply_recipe``) or ``Args`` gives."""
+    if given is not None:
+        return name not in given
+    recipe = spec.training_recipe if args.recipe == "game" else {}
+    return getattr(args, name) == recipe.get(name, getattr(Args(), name))
 
 
 def train(args: Args, given: set[str] | None = None) -> dict:
@@ -328,6 +337,14 @@ def train(args: Args, given: set[str] | None = None) -> dict:
             resumed = load_training_state(args.resume, args.env)
             recorded = resumed.info
             check_compatible(recorded, args.env, args.players, rules, where=f"--resume {args.resume}")
+        # The checkpoint fixes the network's shape: whatever of it the user left out comes from there
+        # (a checkpoint made before the recipe's network changed resumes as it is); a flag that
+        # contradicts it is an error.
+        inherited = {"features": recorded.features, "net_arch": ",".join(map(str, recorded.net_arch)),
+                     "activation": recorded.activation}
+        args = dataclasses.replace(args, **{name: value for name, value in inherited.items()
+                                            if left_out(args, name, spec, given)})
+        net_arch = [int(n) for n in args.net_arch.split(",") if n.strip()]
         if recorded.features != args.features or recorded.net_arch != tuple(net_arch) \
                 or recorded.activation != args.activation:
             raise UsageError(f"--resume {args.resume} uses features={recorded.features!r}, net_arch="

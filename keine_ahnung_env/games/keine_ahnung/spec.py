@@ -91,6 +91,9 @@ TRAINING_RECIPE = MappingProxyType({
     "clip_range": 0.1,
     "ent_coef": 0.0,
     "gamma": 0.999,
+    # A small network: the policy copies a one-hot it is handed, and 64,64 plays as 256,256 did (25.8%
+    # of the same 100,000 fresh games each, seed 82004) at 1.7x the PPO phase's speed (docs/training.md).
+    "net_arch": "64,64",
     "num_envs": 256,
     "n_steps": 64,
     "batch_size": 4096,
