@@ -1,9 +1,10 @@
 """The README's main job's PPO phase, timed: learner decisions/s and where the wall time goes.
 
 Runs ``python -m training.train --env keine_ahnung_v0 --players 4`` (the game's recipe: advice
-features, 256 games x 64 steps, batches of 4096, 4 epochs, net 256,256, an evaluation every 10
-updates) for ``--updates`` PPO updates, without the warm start (it does not change the PPO phase's
-cost) and with a one-game final tournament (outside the timed phase). Each run is a fresh process
+features, 256 games x 64 steps, batches of 4096, 4 epochs, net 64,64 since wave 9 (256,256 before),
+an evaluation every 10 updates) for ``--updates`` PPO updates, without the warm start (it does not
+change the PPO phase's cost) and with a one-game final tournament (outside the timed phase).
+``--net-archs`` times other networks beside it. Each run is a fresh process
 (the OpenMP runtimes read their settings when they load); the variants alternate, so that all see
 the same moments of a shared machine:
 
@@ -22,6 +23,7 @@ rest (SB3's ``learn`` loop, logs). Then the medians and ranges per variant.
     python benchmarks/ppo_speed.py                      # 20 updates, sb3 and lean:passive, 3 repeats each
     python benchmarks/ppo_speed.py --updates 10 --repeats 1 --variants lean,lean:passive --torch-threads 1
     python benchmarks/ppo_speed.py --same-weights --updates 3   # sb3 and lean:passive: the same weights?
+    python benchmarks/ppo_speed.py --updates 8 --repeats 2 --variants lean:passive --net-archs 256,256 128,128 64,64
 """
 
 from __future__ import annotations
