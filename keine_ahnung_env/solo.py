@@ -262,10 +262,12 @@ class LearnerGames:
         """Lets opponents act until every game is at a learner decision or over.
 
         Each round calls every opponent agent once, on all the games where it is to act, then steps
-        all those games in one core call. An agent with a ``play_turns(core, games, holds)`` method
-        (``counter``: a compiled agent that can drive the compiled core itself) plays its games first,
-        each until a seat it does not hold is to act, in one call; where it returns False it is asked
-        through ``act`` like the others. Returns the learner rewards [B] collected meanwhile.
+        all those games in one core call. Agents that can drive the compiled core themselves play
+        first, each game until a seat they do not hold is to act: those sharing a
+        ``play_together(core, games, agents, seat_agent)`` function (Keine Ahnung's compiled
+        heuristics, whatever their mix) in one call for all their seats, others with a
+        ``play_turns(core, games, holds)`` method one call each; where that returns False the agent is
+        asked through ``act`` like the others. Returns the learner rewards [B] collected meanwhile.
         """
         core, ar = self.core, self._arange
         collected = np.zeros(self.num_envs, np.float64)
@@ -275,8 +277,10 @@ class LearnerGames:
                 return collected
             current = core.current.astype(np.intp)
             who = self.lineup[ar, current]
-            played = False
+            played = self._play_together(opp, who, collected)
             for j in np.unique(who[opp]).tolist():
+                if played:
+                    break  # the turn passed on in some games: look again at who is to act
                 play = getattr(self.agents[j], "play_turns", None)
                 if play is None:
                     continue
@@ -309,6 +313,35 @@ class LearnerGames:
                 actions[idx] = chosen
             core.step(actions, active=opp)
             collected += core.rewards[ar, self.learner_seat]
+
+    def _play_together(self, opp: np.ndarray, who: np.ndarray, collected: np.ndarray) -> bool:
+        """The games where an opponent with a ``play_together`` function is to act, played by one call
+        of it with every agent sharing it seated there (``play_opponents``); adds the learner rewards
+        to ``collected``. Whether any call played."""
+        core = self.core
+        together = {}  # play_together function -> indices of the seated agents that share it
+        for j in np.unique(self.lineup[self.lineup >= 0]).tolist():
+            play = getattr(self.agents[j], "play_together", None)
+            if play is not None:
+                together.setdefault(play, []).append(j)
+        played = False
+        for play, members in together.items():
+            position = np.full(len(self.agents) + 1, -1, np.int64)  # agent index -> place in members; -1 -> -1
+            position[members] = np.arange(len(members))
+            idx = np.flatnonzero(opp & (position[who] >= 0))
+            if idx.size == 0:
+                continue
+            seat_agent = position[self.lineup[idx]]
+            used = np.unique(seat_agent[seat_agent >= 0])  # only the agents seated in these games
+            if used.size < len(members):
+                renumber = np.full(len(members) + 1, -1, np.int64)
+                renumber[used] = np.arange(used.size)
+                seat_agent, members = renumber[seat_agent], [members[u] for u in used.tolist()]
+            if play(core, idx, [self.agents[j] for j in members], seat_agent):
+                # Only the step that ends a game pays, so a game's rewards now are its last step's.
+                collected[idx] += core.rewards[idx, self.learner_seat[idx]]
+                played = True
+        return played
 
     def _agent_label(self, j: int) -> str:
         agent = self.agents[j]

@@ -298,6 +298,106 @@ def check_play_turns_against_act(make_agent, num_players, options, games, rounds
     assert turns > 4 * rounds * games // 10 and (ended > 0 or rounds < 40)
 
 
+@pytest.mark.parametrize("num_players, games, rounds", [(4, 40, 30), (3, 200, 6)])
+def test_play_lineup_plays_every_seat_by_its_own_agents_rules(num_players, games, rounds):
+    """``play_lineup`` (one call for a line-up of compiled agents, what the solo and SB3 envs run for a
+    pool of heuristics) against each seat's own agent's ``act`` on a twin core, with each agent's keys
+    from its own stream per game, the streams drawn from the agents' generators in the order given: the
+    same games, step for step. The 200-game case runs the parallel kernel."""
+    from keine_ahnung_env.games.keine_ahnung.agents import GreedyAgent, RiskCallerAgent, TunedCounterAgent, play_lineup
+    from keine_ahnung_env.rng import GameRandom, stream_states
+
+    makers = [lambda seed: CounterAgent(seed=seed), lambda seed: GreedyAgent(seed=seed),
+              lambda seed: RiskCallerAgent(0.5, seed=seed), lambda seed: TunedCounterAgent(seed=seed)]
+    rules = Rules.make(num_players)
+    core = KeineAhnungCore(games, rules, seed=6)
+    twin = KeineAhnungCore(games, rules, seed=6)
+    fast = [make(seed) for seed, make in enumerate(makers, start=20)]
+    slow = [make(None) for make in makers]
+    rng = np.random.default_rng(2)
+    seat_agent = rng.integers(0, len(makers), size=(games, num_players))
+    seat_agent[:, 0] = -1  # a random player takes seat 0
+    turns = 0
+    by_agent = np.zeros(len(makers), np.int64)
+    for _ in range(rounds):
+        live = ~core.done
+        listed = np.flatnonzero(live & (seat_agent[np.arange(games), core.current] >= 0))
+        randoms = []
+        for agent in fast:
+            copy = np.random.Generator(np.random.PCG64())
+            copy.bit_generator.state = agent.rng.bit_generator.state
+            randoms.append([GameRandom([int(x) for x in row]) for row in stream_states(copy, listed.size)])
+        assert play_lineup(core, listed, fast, seat_agent[listed])
+        last = np.zeros_like(twin.rewards)
+        while True:
+            to_play = [i for i, b in enumerate(listed) if not twin.done[b] and seat_agent[b, twin.current[b]] >= 0]
+            if not to_play:
+                break
+            actions = np.zeros(games, np.int64)
+            for a, agent in enumerate(slow):
+                mine = [i for i in to_play if seat_agent[listed[i], twin.current[listed[i]]] == a]
+                if not mine:
+                    continue
+                rows = listed[mine]
+                agent.rng = _Keys(np.array([[(randoms[a][i].next64() >> 11) * 2.0 ** -53 for _ in range(NUM_ACTIONS)]
+                                            for i in mine]))
+                actions[rows] = agent.act(twin.observe(twin.current[rows], games=rows), twin.legal_mask[rows])
+                by_agent[a] += len(mine)
+            rows = listed[to_play]
+            active = np.zeros(games, bool)
+            active[rows] = True
+            twin.step(actions, active=active)
+            last[rows] = twin.rewards[rows]
+            turns += rows.size
+        for name, value in _state_of(core).items():
+            if name != "rewards":
+                assert np.array_equal(value, _state_of(twin)[name]), name
+        assert np.array_equal(core.rewards[listed], last[listed])
+        live = ~core.done
+        step = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in core.legal_mask])
+        mine = live & (core.current == 0)
+        core.step(step, active=mine)
+        twin.step(step, active=mine)
+        done = np.flatnonzero(core.done)
+        core.reset_games(done)
+        twin.reset_games(done)
+    assert (by_agent > games).all() and turns > rounds * games  # every agent played, several seats a round
+    with pytest.raises(ValueError, match="seat_agent holds -1 .* or an index into the 4 agents"):
+        play_lineup(core, [0], fast, np.full((1, num_players), 4))
+    with pytest.raises(ValueError, match=rf"seat_agent must be integers of shape \(1, {num_players}\)"):
+        play_lineup(core, [0], fast, np.zeros((1, num_players + 1), np.int64))
+    assert not play_lineup(core, [0], fast + [CounterAgent(compiled=False)], np.zeros((1, num_players), np.int64))
+
+
+def test_learner_games_play_a_mixed_lineup_of_compiled_agents_in_one_call_per_step():
+    """``counter``, ``greedy`` and ``risk_caller`` seated together (the training pool's mix) share
+    ``play_together``: each learner step plays all their seats in one call, with all three agents."""
+    from keine_ahnung_env import registry
+    from keine_ahnung_env.games.keine_ahnung.agents import GreedyAgent, RiskCallerAgent, play_lineup
+    from keine_ahnung_env.sampling import sample_masked
+    from keine_ahnung_env.solo import LearnerGames
+
+    calls = []
+
+    def recording(core, games, agents, seat_agent):
+        calls.append(sorted(type(a).__name__ for a in agents))
+        return play_lineup(core, games, agents, seat_agent)
+
+    classes = [type("RecordingCounter", (CounterAgent,), {"play_together": staticmethod(recording)}),
+               type("RecordingGreedy", (GreedyAgent,), {"play_together": staticmethod(recording)}),
+               type("RecordingRiskCaller", (RiskCallerAgent,), {"play_together": staticmethod(recording)})]
+    lineup = [classes[0](seed=1), classes[1](seed=2), classes[2](0.5, seed=3)]
+    spec = registry.game_spec("keine_ahnung_v0", 4)
+    games = LearnerGames(spec, 32, lineup, seed=4)
+    games.deal(np.arange(32))
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        calls.clear()
+        _, terminated, truncated, _ = games.learner_step(sample_masked(rng, games.core.legal_mask))
+        assert len(calls) == 1 and calls[0] == ["RecordingCounter", "RecordingGreedy", "RecordingRiskCaller"]
+        games.deal(np.flatnonzero(terminated | truncated))
+
+
 def test_play_turns_refuses_what_it_cannot_play():
     core = KeineAhnungCore(4, Rules.make(3), seed=0)
     holds = np.ones((2, 3), bool)
@@ -314,21 +414,24 @@ def test_play_turns_refuses_what_it_cannot_play():
 
 
 def test_learner_games_collect_the_rewards_of_games_that_end_in_an_opponents_turn():
-    """``LearnerGames.play_opponents`` lets ``counter`` play whole turns (``play_turns``): a game that
-    ends during them still pays the learner its final reward ("win": winners share +1, the others
-    share -1, so never 0), the core's final reward of the learner's seat."""
+    """``LearnerGames.play_opponents`` lets the ``counter``s play whole turns together
+    (``play_together``): a game that ends during them still pays the learner its final reward ("win":
+    winners share +1, the others share -1, so never 0), the core's final reward of the learner's seat."""
     from keine_ahnung_env import registry
+    from keine_ahnung_env.games.keine_ahnung.agents import play_lineup
     from keine_ahnung_env.sampling import sample_masked
     from keine_ahnung_env.solo import LearnerGames
 
     ended_in_turns = set()
 
+    def recording(core, games, agents, seat_agent):
+        before = core.done[games].copy()
+        played = play_lineup(core, games, agents, seat_agent)
+        ended_in_turns.update(np.asarray(games)[core.done[games] & ~before].tolist())
+        return played
+
     class Recording(CounterAgent):
-        def play_turns(self, core, games, holds):
-            before = core.done[games].copy()
-            played = super().play_turns(core, games, holds)
-            ended_in_turns.update(np.asarray(games)[core.done[games] & ~before].tolist())
-            return played
+        play_together = staticmethod(recording)
 
     spec = registry.game_spec("keine_ahnung_v0", 3)
     games = LearnerGames(spec, 24, [Recording(seed=j) for j in range(2)], seed=3)

@@ -180,6 +180,9 @@ class GreedyAgent(KeineAhnungAgent):
                          "_remaining_own", "_call_wanted", "act")
     """Methods the kernel replaces: a subclass overriding one of them keeps the Python path."""
 
+    # play_together (set below the module's play_lineup): callers that seat several agents (the solo
+    # and SB3 envs) play every seat held by agents that share this function in one call of it.
+
     def __init__(self, seed: int | None = None, deck=None, num_players: int | None = None, rules: dict | None = None,
                  compiled: bool = True):
         """``compiled``: decide with the Numba kernel (``counter_kernel.py`` in greedy's mode, the
@@ -262,45 +265,21 @@ class GreedyAgent(KeineAhnungAgent):
         seat, the kernel decides and the game is stepped. Afterwards each listed game's rewards are
         those of its last step (only the step that ends a game pays). Each decision is the one
         :meth:`act` makes for that observation and mask; tie-break keys come from one stream per
-        game drawn from this agent's generator. Solo and SB3 envs call this (when an agent has it)
-        instead of ``act`` per round of play.
+        game drawn from this agent's generator. (:func:`play_lineup` with this agent alone.)
 
         Returns False, touching nothing, where it cannot play directly: ``compiled`` is off, or the
         core is not a compiled Keine Ahnung core of this agent's deck (the caller then uses ``act``).
         Raises ValueError for ``games`` / ``holds`` of the wrong shape or out of range."""
-        from . import counter_kernel as ck
         from .core import KeineAhnungCore
 
         if not self.compiled or not isinstance(core, KeineAhnungCore) or core.rules.tables() is not self.tables:
             return False
-        games = np.ascontiguousarray(games, np.intp).reshape(-1)
         holds = np.ascontiguousarray(holds, np.bool_)
-        P = core.num_players
-        if holds.shape != (games.size, P):
-            raise ValueError(f"holds must have shape ({games.size}, {P}), one row of seats per listed game; "
+        size = np.asarray(games).size
+        if holds.shape != (size, core.num_players):
+            raise ValueError(f"holds must have shape ({size}, {core.num_players}), one row of seats per listed game; "
                              f"got {holds.shape}")
-        # Distinct rows: callers pass ascending ones (np.flatnonzero), checked without a sort.
-        distinct = games.size < 2 or bool((games[1:] > games[:-1]).all()) or np.unique(games).size == games.size
-        if games.size and (games.min() < 0 or games.max() >= core.num_envs or not distinct):
-            raise ValueError(f"games must be distinct indices in 0..{core.num_envs - 1}; got {games.tolist()}")
-        if games.size == 0:
-            return True
-        players, offsets, compat, type_face, type_is_prize, params = self._kernel_args(core.observation_size)
-        from ...rng import stream_states
-
-        streams = stream_states(self.rng, games.size)
-        stuck = np.zeros(games.size, np.bool_)
-        chunks = min(games.size, 4 * _threads()) if games.size >= _PLAY_PARALLEL_MIN_GAMES else 0
-        if chunks:
-            core._run(ck.play_kernel, games, holds, streams, stuck, players, offsets, compat, type_face, type_is_prize,
-                      params, chunks)
-        else:
-            core._run(ck.play_range, games, holds, streams, stuck, 0, games.size, players, offsets, compat, type_face,
-                      type_is_prize, params)
-        if stuck.any():
-            b = int(games[np.flatnonzero(stuck)[0]])
-            raise RuntimeError(f"{self.name}: game {b} is live but has no legal action for seat {int(core.current[b])}")
-        return True
+        return play_lineup(core, games, [self], np.where(holds, 0, -1))
 
     def _call_wanted(self, view: TableView, p: np.ndarray) -> np.ndarray:
         return p >= self.threshold
@@ -598,6 +577,70 @@ class TunedCounterAgent(CounterAgent):
         super().__init__(seed=seed, deck=deck, call_threshold=call_threshold, endgame_threshold=endgame_threshold,
                          endgame_trophies=endgame_trophies, known_weight=known_weight, harm_weight=harm_weight,
                          refill_attack=refill_attack, num_players=num_players, rules=rules, compiled=compiled)
+
+
+def play_lineup(core, games, agents, seat_agent) -> bool:
+    """Plays the seats of a line-up of compiled agents (``greedy``, ``risk_caller``, ``counter``,
+    ``counter_tuned``, in any mix) in a Keine Ahnung core directly: in each game ``games[i]``, while
+    the seat to act is held (``seat_agent[i, seat]`` = the index of its agent in ``agents``; -1: not
+    held, e.g. a learner's seat) and the game is not over, the compiled engine observes the game as
+    that seat, the kernel decides with that agent's rules and the game is stepped. So a whole round of
+    opponents costs one call, however many agents share it. Each decision is the one its agent's
+    :meth:`~GreedyAgent.act` makes for that observation and mask; tie-break keys come from one stream
+    per game and agent, drawn from that agent's generator (agents in the order given). Afterwards each
+    listed game's rewards are those of its last step.
+
+    Returns False, touching nothing, where it cannot play directly: an agent that is not compiled, or
+    a core that is not a compiled Keine Ahnung core of the agents' deck (the caller then uses ``act``).
+    Raises ValueError for ``games`` / ``seat_agent`` of the wrong shape or out of range."""
+    from . import counter_kernel as ck
+    from .core import KeineAhnungCore
+    from ...rng import stream_states
+
+    agents = list(agents)
+    if not agents or not isinstance(core, KeineAhnungCore) or not all(
+            isinstance(a, GreedyAgent) and a.compiled and core.rules.tables() is a.tables for a in agents):
+        return False
+    games = np.ascontiguousarray(games, np.intp).reshape(-1)
+    seat_agent = np.asarray(seat_agent)
+    P = core.num_players
+    if seat_agent.shape != (games.size, P) or seat_agent.dtype.kind not in "iu":
+        raise ValueError(f"seat_agent must be integers of shape ({games.size}, {P}), one row of seats per listed "
+                         f"game; got {seat_agent.dtype} {seat_agent.shape}")
+    if seat_agent.size and (seat_agent.min() < -1 or seat_agent.max() >= len(agents)):
+        raise ValueError(f"seat_agent holds -1 (not held) or an index into the {len(agents)} agents; "
+                         f"got values {int(seat_agent.min())}..{int(seat_agent.max())}")
+    # Distinct rows: callers pass ascending ones (np.flatnonzero), checked without a sort.
+    distinct = games.size < 2 or bool((games[1:] > games[:-1]).all()) or np.unique(games).size == games.size
+    if games.size and (games.min() < 0 or games.max() >= core.num_envs or not distinct):
+        raise ValueError(f"games must be distinct indices in 0..{core.num_envs - 1}; got {games.tolist()}")
+    if games.size == 0:
+        return True
+    shared = agents[0]._kernel_args(core.observation_size)
+    players, offsets, compat, type_face, type_is_prize = shared[:5]
+    params = np.stack([shared[5]] + [a._kernel_args(core.observation_size)[5] for a in agents[1:]])
+    streams = stream_states(agents[0].rng, games.size)
+    if len(agents) > 1:
+        streams = np.concatenate([streams] + [stream_states(a.rng, games.size) for a in agents[1:]])
+    seat_agent = np.ascontiguousarray(seat_agent, np.int64)
+    stuck = np.zeros(games.size, np.bool_)
+    chunks = min(games.size, 4 * _threads()) if games.size >= _PLAY_PARALLEL_MIN_GAMES else 0
+    if chunks:
+        core._run(ck.play_kernel, games, seat_agent, streams, stuck, players, offsets, compat, type_face,
+                  type_is_prize, params, chunks)
+    else:
+        core._run(ck.play_range, games, seat_agent, streams, stuck, 0, games.size, players, offsets, compat,
+                  type_face, type_is_prize, params)
+    if stuck.any():
+        i = int(np.flatnonzero(stuck)[0])
+        b = int(games[i])
+        name = agents[int(seat_agent[i, int(core.current[b])])].name
+        raise RuntimeError(f"{name}: game {b} is live but has no legal action for seat {int(core.current[b])}")
+    return True
+
+
+GreedyAgent.play_together = staticmethod(play_lineup)
+"""``play_together(core, games, agents, seat_agent)`` of every compiled agent here: :func:`play_lineup`."""
 
 
 _PARALLEL_MIN_ROWS = 256

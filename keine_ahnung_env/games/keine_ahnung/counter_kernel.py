@@ -21,13 +21,14 @@ ones, as the reference's ``sample_masked``. Given the same keys (a test hands th
 numbers), kernel and reference choose the same action on every row; ``tests/test_counter_kernel.py``
 (and ``tests/test_greedy_kernel.py`` for greedy's mode) checks that on observations from real play.
 
-Playing seats in the engine. :func:`play_range` / :func:`play_kernel` (``GreedyAgent.play_turns``)
-run the decision inside the compiled engine: for each listed game, while one of the agent's seats is
-to act, the engine's own ``observe_range`` builds that seat's observation, :func:`decide_row`
-decides and ``step_range`` steps the game, so a whole turn costs one Python call instead of one per
-decision. There each game draws its keys from its own xoshiro stream (``rng.next64``; the streams
-come from the agent's generator, one per listed game and call), so the split over threads changes
-nothing.
+Playing seats in the engine. :func:`play_range` / :func:`play_kernel` (``GreedyAgent.play_turns``
+for one agent, ``agents.play_lineup`` for several) run the decisions inside the compiled engine: for
+each listed game, while a seat held by one of the agents is to act, the engine's own ``observe_range``
+builds that seat's observation, :func:`decide_row` decides with that agent's parameters and
+``step_range`` steps the game, so the turns of a whole line-up cost one Python call instead of one per
+decision (or per agent and round). There each game draws each agent's keys from that agent's own
+xoshiro stream for the game (``rng.next64``; the streams come from the agents' generators, one per
+listed game, agent and call), so the split over threads changes nothing.
 
 First use compiles these kernels (about a minute on the shared 2-core machine; the engine's kernels
 are a separate cache entry); later processes load them from ``__pycache__``.
@@ -751,14 +752,17 @@ _UNIT = 2.0 ** -53
 
 
 @njit(cache=True)
-def play_range(s, k, games, holds, streams, stuck, lo, hi, num_players, offsets, compat, type_face, type_is_prize,
-               params):
-    """Plays games ``games[lo:hi]`` of a core (state ``s``, constants ``k``): while the seat to act in
-    game ``games[i]`` is one ``holds[i]`` marks and the game is not over, observes it as that seat,
-    decides (:func:`decide_row`, tie keys from stream ``streams[i]``) and steps the game
+def play_range(s, k, games, seat_agent, streams, stuck, lo, hi, num_players, offsets, compat, type_face,
+               type_is_prize, params):
+    """Plays games ``games[lo:hi]`` of a core (state ``s``, constants ``k``) for a line-up of agents:
+    while the seat to act in game ``games[i]`` is held (``seat_agent[i, seat]`` = a, an agent's row of
+    ``params`` [A, NUM_PARAMS]; -1: not held) and the game is not over, observes it as that seat,
+    decides with agent a's parameters (:func:`decide_row`, tie keys from stream ``a * n + i`` of
+    ``streams`` [A * n, 4], n = ``len(games)``: each agent's own stream per game) and steps the game
     (``kernels.step_range``: each step resets the game's rewards first, so they are those of its last
     step). ``stuck[i]`` is set (and the game left) if a live game offers nothing legal."""
     B = s.phase.shape[0]
+    n = games.shape[0]
     w = _scratch(num_players, type_face.shape[0], compat)
     obs = np.zeros((1, k.obs_size), np.float32)
     one_game = np.zeros(1, np.intp)
@@ -768,14 +772,18 @@ def play_range(s, k, games, holds, streams, stuck, lo, hi, num_players, offsets,
     keys = np.zeros(NUM_ACTIONS)
     for i in range(lo, hi):
         b = games[i]
-        while s.phase[b] != OVER and holds[i, s.current[b]]:
+        while s.phase[b] != OVER:
+            agent = seat_agent[i, s.current[b]]
+            if agent < 0:
+                break
             one_game[0] = b
             one_seat[0] = s.current[b]
             observe_range(s, k, one_game, one_seat, obs, 0, 1)
+            stream = agent * n + i
             for a in range(NUM_ACTIONS):
-                keys[a] = np.float64(next64(streams, i) >> np.uint64(11)) * _UNIT
+                keys[a] = np.float64(next64(streams, stream) >> np.uint64(11)) * _UNIT
             action = decide_row(obs[0], s.legal_mask[b], keys, num_players, offsets, compat, type_face,
-                                type_is_prize, params, w)
+                                type_is_prize, params[agent], w)
             if not s.legal_mask[b, action]:
                 stuck[i] = True
                 break
@@ -786,14 +794,14 @@ def play_range(s, k, games, holds, streams, stuck, lo, hi, num_players, offsets,
 
 
 @njit(cache=True, parallel=True)
-def play_kernel(s, k, games, holds, streams, stuck, num_players, offsets, compat, type_face, type_is_prize, params,
-                chunks):
+def play_kernel(s, k, games, seat_agent, streams, stuck, num_players, offsets, compat, type_face, type_is_prize,
+                params, chunks):
     """:func:`play_range` over all listed games, in ``chunks`` ranges spread over the threads (each
-    game is played by one thread; its keys come from its own stream, so the split changes nothing)."""
+    game is played by one thread; its keys come from its own streams, so the split changes nothing)."""
     n = games.shape[0]
     for c in prange(chunks):
-        play_range(s, k, games, holds, streams, stuck, c * n // chunks, (c + 1) * n // chunks, num_players, offsets,
-                   compat, type_face, type_is_prize, params)
+        play_range(s, k, games, seat_agent, streams, stuck, c * n // chunks, (c + 1) * n // chunks, num_players,
+                   offsets, compat, type_face, type_is_prize, params)
 
 
 # The play kernels compile in the engine's step and observation and the random stream: a change in
