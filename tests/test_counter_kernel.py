@@ -245,80 +245,29 @@ def test_play_turns_makes_the_decisions_of_act(num_players, options, games, roun
 
 def check_play_turns_against_act(make_agent, num_players, options, games, rounds):
     """The body of the test above for any agent with ``play_turns`` (``make_agent(seed=, deck=)``)."""
-    from keine_ahnung_env.rng import GameRandom, stream_states
-
-    rules = Rules.make(num_players, **options)
     deck = options.get("deck")
-    core = KeineAhnungCore(games, rules, seed=5)
-    twin = KeineAhnungCore(games, rules, seed=5)
     fast = make_agent(seed=9, deck=deck)
-    slow = make_agent(seed=None, deck=deck)
-    rng = np.random.default_rng(1)
-    seats = np.zeros((games, num_players), bool)
-    seats[:, 1:] = True  # the agent holds every seat but 0; a random player takes seat 0
-    turns = ended = 0
-    for _ in range(rounds):
-        live = ~core.done
-        listed = np.flatnonzero(live & seats[np.arange(games), core.current])
-        # The twin: act() on the listed games while the agent's seats are to act, keys from the same streams.
-        fast_rng_copy = np.random.Generator(np.random.PCG64())
-        fast_rng_copy.bit_generator.state = fast.rng.bit_generator.state
-        streams = stream_states(fast_rng_copy, listed.size)
-        randoms = [GameRandom([int(x) for x in row]) for row in streams]
-        assert fast.play_turns(core, listed, seats[listed])
-        last = np.zeros_like(twin.rewards)
-        while True:
-            to_play = [i for i, b in enumerate(listed) if not twin.done[b] and seats[b, twin.current[b]]]
-            if not to_play:
-                break
-            rows = listed[to_play]
-            keys = np.array([[(randoms[i].next64() >> 11) * 2.0 ** -53 for _ in range(NUM_ACTIONS)] for i in to_play])
-            slow.rng = _Keys(keys)
-            actions = np.zeros(games, np.int64)
-            actions[rows] = slow.act(twin.observe(twin.current[rows], games=rows), twin.legal_mask[rows])
-            active = np.zeros(games, bool)
-            active[rows] = True
-            twin.step(actions, active=active)
-            last[rows] = twin.rewards[rows]
-            turns += rows.size
-        for name, value in _state_of(core).items():
-            if name != "rewards":
-                assert np.array_equal(value, _state_of(twin)[name]), name
-        assert np.array_equal(core.rewards[listed], last[listed])  # each game's last step's
-        ended += int(core.done[listed].sum())
-        # Seat 0 (and finished games) move on at random in both.
-        live = ~core.done
-        step = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in core.legal_mask])
-        mine = live & (core.current == 0)
-        core.step(step, active=mine)
-        twin.step(step, active=mine)
-        done = np.flatnonzero(core.done)
-        core.reset_games(done)
-        twin.reset_games(done)
+    seat_agent = np.zeros((games, num_players), np.int64)
+    seat_agent[:, 0] = -1  # the agent holds every seat but 0; a random player takes seat 0
+    turns, ended, _ = _play_against_act(
+        Rules.make(num_players, **options), games, rounds, [fast], [make_agent(seed=None, deck=deck)], seat_agent,
+        lambda core, listed, rows: fast.play_turns(core, listed, rows >= 0), seed=5, rng=np.random.default_rng(1))
     assert turns > 4 * rounds * games // 10 and (ended > 0 or rounds < 40)
 
 
-@pytest.mark.parametrize("num_players, games, rounds", [(4, 40, 30), (3, 200, 6)])
-def test_play_lineup_plays_every_seat_by_its_own_agents_rules(num_players, games, rounds):
-    """``play_lineup`` (one call for a line-up of compiled agents, what the solo and SB3 envs run for a
-    pool of heuristics) against each seat's own agent's ``act`` on a twin core, with each agent's keys
-    from its own stream per game, the streams drawn from the agents' generators in the order given: the
-    same games, step for step. The 200-game case runs the parallel kernel."""
-    from keine_ahnung_env.games.keine_ahnung.agents import GreedyAgent, RiskCallerAgent, TunedCounterAgent, play_lineup
+def _play_against_act(rules, games, rounds, fast, slow, seat_agent, play, seed, rng):
+    """Plays ``rounds`` rounds of ``games`` games twice: in one core ``play(core, listed, seat_agent rows)``
+    plays the seats of agents ``fast`` (``seat_agent[b, seat]``: an index into them; -1: seat 0's random
+    player); in a twin core each of those decisions is asked of the matching agent of ``slow`` through
+    ``act``, with the keys the kernel draws (each agent's own stream per listed game, drawn from
+    ``fast[a]``'s generator, agents in order). Asserts the same state and rewards after every round;
+    returns ``(decisions played, games ended, decisions per agent)``."""
     from keine_ahnung_env.rng import GameRandom, stream_states
 
-    makers = [lambda seed: CounterAgent(seed=seed), lambda seed: GreedyAgent(seed=seed),
-              lambda seed: RiskCallerAgent(0.5, seed=seed), lambda seed: TunedCounterAgent(seed=seed)]
-    rules = Rules.make(num_players)
-    core = KeineAhnungCore(games, rules, seed=6)
-    twin = KeineAhnungCore(games, rules, seed=6)
-    fast = [make(seed) for seed, make in enumerate(makers, start=20)]
-    slow = [make(None) for make in makers]
-    rng = np.random.default_rng(2)
-    seat_agent = rng.integers(0, len(makers), size=(games, num_players))
-    seat_agent[:, 0] = -1  # a random player takes seat 0
-    turns = 0
-    by_agent = np.zeros(len(makers), np.int64)
+    core = KeineAhnungCore(games, rules, seed=seed)
+    twin = KeineAhnungCore(games, rules, seed=seed)
+    turns = ended = 0
+    by_agent = np.zeros(len(fast), np.int64)
     for _ in range(rounds):
         live = ~core.done
         listed = np.flatnonzero(live & (seat_agent[np.arange(games), core.current] >= 0))
@@ -327,7 +276,7 @@ def test_play_lineup_plays_every_seat_by_its_own_agents_rules(num_players, games
             copy = np.random.Generator(np.random.PCG64())
             copy.bit_generator.state = agent.rng.bit_generator.state
             randoms.append([GameRandom([int(x) for x in row]) for row in stream_states(copy, listed.size)])
-        assert play_lineup(core, listed, fast, seat_agent[listed])
+        assert play(core, listed, seat_agent[listed])
         last = np.zeros_like(twin.rewards)
         while True:
             to_play = [i for i, b in enumerate(listed) if not twin.done[b] and seat_agent[b, twin.current[b]] >= 0]
@@ -352,7 +301,9 @@ def test_play_lineup_plays_every_seat_by_its_own_agents_rules(num_players, games
         for name, value in _state_of(core).items():
             if name != "rewards":
                 assert np.array_equal(value, _state_of(twin)[name]), name
-        assert np.array_equal(core.rewards[listed], last[listed])
+        assert np.array_equal(core.rewards[listed], last[listed])  # each game's last step's
+        ended += int(core.done[listed].sum())
+        # Seat 0 (and finished games) move on at random in both.
         live = ~core.done
         step = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in core.legal_mask])
         mine = live & (core.current == 0)
@@ -361,7 +312,28 @@ def test_play_lineup_plays_every_seat_by_its_own_agents_rules(num_players, games
         done = np.flatnonzero(core.done)
         core.reset_games(done)
         twin.reset_games(done)
+    return turns, ended, by_agent
+
+
+@pytest.mark.parametrize("num_players, games, rounds", [(4, 40, 30), (3, 200, 6)])
+def test_play_lineup_plays_every_seat_by_its_own_agents_rules(num_players, games, rounds):
+    """``play_lineup`` (one call for a line-up of compiled agents, what the solo and SB3 envs run for a
+    pool of heuristics) against each seat's own agent's ``act`` on a twin core, with each agent's keys
+    from its own stream per game, the streams drawn from the agents' generators in the order given: the
+    same games, step for step. The 200-game case runs the parallel kernel."""
+    from keine_ahnung_env.games.keine_ahnung.agents import GreedyAgent, RiskCallerAgent, TunedCounterAgent, play_lineup
+
+    makers = [lambda seed: CounterAgent(seed=seed), lambda seed: GreedyAgent(seed=seed),
+              lambda seed: RiskCallerAgent(0.5, seed=seed), lambda seed: TunedCounterAgent(seed=seed)]
+    fast = [make(seed) for seed, make in enumerate(makers, start=20)]
+    rng = np.random.default_rng(2)
+    seat_agent = rng.integers(0, len(makers), size=(games, num_players))
+    seat_agent[:, 0] = -1  # a random player takes seat 0
+    turns, _, by_agent = _play_against_act(
+        Rules.make(num_players), games, rounds, fast, [make(None) for make in makers], seat_agent,
+        lambda core, listed, rows: play_lineup(core, listed, fast, rows), seed=6, rng=rng)
     assert (by_agent > games).all() and turns > rounds * games  # every agent played, several seats a round
+    core = KeineAhnungCore(2, Rules.make(num_players), seed=0)
     with pytest.raises(ValueError, match="seat_agent holds -1 .* or an index into the 4 agents"):
         play_lineup(core, [0], fast, np.full((1, num_players), 4))
     with pytest.raises(ValueError, match=rf"seat_agent must be integers of shape \(1, {num_players}\)"):
