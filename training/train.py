@@ -120,7 +120,8 @@ class Args:
     resume: str = ""
     """continue training a checkpoint written by this script: the model is rebuilt from its sidecar and
     the weights and optimizer state are read as tensors only (nothing in the file is unpickled); the
-    hyper-parameters are this command's, and --features, --net-arch and --activation must match"""
+    hyper-parameters are this command's; --features, --net-arch and --activation come from the checkpoint
+    (given, they must match it)"""
     imitate: str = ""
     """warm start: imitate this agent spec (e.g. counter) before PPO; empty = start from scratch (pass
     --imitate '' to leave out the warm start of the game's recipe; --resume never imitates)"""
