@@ -414,15 +414,18 @@ class LearnerGames:
 
     def final_info(self, b: int, terminated: bool, illegal: bool) -> dict[str, Any]:
         """What an ended episode of game ``b`` reports: every seat's ``scores``, whether the learner
-        is among the ``winner``s (False when truncated or ended by an illegal action), its seat,
+        is among the ``winner``s (False when truncated or ended by an illegal action), its ``win_share``
+        (1 / number of winners for a winner, else 0: what ``training.evaluate`` counts), its seat,
         ``illegal_action``, the ``opponents``' names and the
         game's own statistics (``spec.episode_stats``): the learner's counters (Keine Ahnung: ``calls``,
         ``call_successes``) and every seat's finals (Keine Ahnung: ``trophies``)."""
         core = self.core
         seat = int(self.learner_seat[b])
-        win = bool(terminated and not illegal and self.spec.winners(core)[b, seat])
+        winners = self.spec.winners(core)[b] if terminated and not illegal else None
+        win = bool(winners is not None and winners[seat])
         opponents = [self._agent_name(int(j)) for j in self.lineup[b] if j >= 0]
-        info = {"scores": [int(s) for s in core.scores[b]], "winner": win, "learner_seat": seat,
+        info = {"scores": [int(s) for s in core.scores[b]], "winner": win,
+                "win_share": float(1.0 / winners.sum()) if win else 0.0, "learner_seat": seat,
                 "illegal_action": bool(illegal), "opponents": opponents}
         stats = self.spec.episode_stats
         if stats:

@@ -151,8 +151,9 @@ def test_reward_and_final_info_follow_the_engine():
     others = [score for p, score in enumerate(info["scores"]) if p != seat]
     if info["winner"]:
         assert info["scores"][seat] >= max(others)  # ties on score go to the larger holdings
+        assert info["win_share"] in (1.0, 0.5)
     else:
-        assert info["scores"][seat] <= max(others)
+        assert info["scores"][seat] <= max(others) and info["win_share"] == 0.0
     assert info["illegal_action"] is False
 
 
@@ -161,7 +162,8 @@ def test_illegal_action_ends_episode_with_penalty_or_raises():
     env.reset(seed=0)
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     obs, reward, terminated, truncated, info = env.step(illegal)
-    assert (reward, terminated, truncated, info["illegal_action"], info["winner"]) == (-1.0, True, False, True, False)
+    assert (reward, terminated, truncated, info["illegal_action"], info["winner"], info["win_share"]) \
+        == (-1.0, True, False, True, False, 0.0)
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
     strict = keine_ahnung_v0.solo_env(randoms(3), illegal_reward=None)

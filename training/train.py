@@ -478,7 +478,8 @@ def train(args: Args, given: set[str] | None = None) -> dict:
             for done, info in zip(self.locals["dones"], self.locals["infos"]):
                 if not done:
                     continue
-                won = float(info.get("winner", False))
+                # A shared win counts 1 / number of winners, as training.evaluate counts it.
+                won = float(info.get("win_share", info.get("winner", False)))
                 self.recent.append(won)
                 for name in set(info.get("opponents", [])):
                     self.by_opponent[name].append(won)
