@@ -326,18 +326,16 @@ class LearnerGames:
                 together.setdefault(play, []).append(j)
         played = False
         for play, members in together.items():
-            position = np.full(len(self.agents) + 1, -1, np.int64)  # agent index -> place in members; -1 -> -1
-            position[members] = np.arange(len(members))
-            idx = np.flatnonzero(opp & (position[who] >= 0))
+            member = np.zeros(len(self.agents) + 1, bool)  # by agent index; the last entry: -1, the learner
+            member[members] = True
+            idx = np.flatnonzero(opp & member[who])
             if idx.size == 0:
                 continue
-            seat_agent = position[self.lineup[idx]]
-            used = np.unique(seat_agent[seat_agent >= 0])  # only the agents seated in these games
-            if used.size < len(members):
-                renumber = np.full(len(members) + 1, -1, np.int64)
-                renumber[used] = np.arange(used.size)
-                seat_agent, members = renumber[seat_agent], [members[u] for u in used.tolist()]
-            if play(core, idx, [self.agents[j] for j in members], seat_agent):
+            held = self.lineup[idx]
+            used = np.unique(held[member[held]])  # the members seated in these games, in index order
+            place = np.full(len(self.agents) + 1, -1, np.int64)  # agent index -> its place in used
+            place[used] = np.arange(used.size)
+            if play(core, idx, [self.agents[j] for j in used.tolist()], place[held]):
                 # Only the step that ends a game pays, so a game's rewards now are its last step's.
                 collected[idx] += core.rewards[idx, self.learner_seat[idx]]
                 played = True

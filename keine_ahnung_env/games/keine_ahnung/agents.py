@@ -616,12 +616,10 @@ def play_lineup(core, games, agents, seat_agent) -> bool:
         raise ValueError(f"games must be distinct indices in 0..{core.num_envs - 1}; got {games.tolist()}")
     if games.size == 0:
         return True
-    shared = agents[0]._kernel_args(core.observation_size)
-    players, offsets, compat, type_face, type_is_prize = shared[:5]
-    params = np.stack([shared[5]] + [a._kernel_args(core.observation_size)[5] for a in agents[1:]])
-    streams = stream_states(agents[0].rng, games.size)
-    if len(agents) > 1:
-        streams = np.concatenate([streams] + [stream_states(a.rng, games.size) for a in agents[1:]])
+    kernel_args = [a._kernel_args(core.observation_size) for a in agents]  # also checks each one's table size
+    players, offsets, compat, type_face, type_is_prize = kernel_args[0][:5]  # the deck's: the same for all
+    params = np.stack([args[5] for args in kernel_args])
+    streams = np.concatenate([stream_states(a.rng, games.size) for a in agents])
     seat_agent = np.ascontiguousarray(seat_agent, np.int64)
     stuck = np.zeros(games.size, np.bool_)
     chunks = min(games.size, 4 * _threads()) if games.size >= _PLAY_PARALLEL_MIN_GAMES else 0
