@@ -178,8 +178,10 @@ def main(argv: list[str] | None = None) -> None:
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     if not variants or any(v not in VARIANTS for v in variants):
         parser.error(f"--variants {args.variants!r}; allowed: {', '.join(VARIANTS)} (comma-separated)")
+    from training.cli import parse_net_arch  # here, not at the top: a child sets OpenMP's policy before imports
+
     for sizes in args.net_archs:
-        if sizes and not all(part.strip().isdigit() and int(part) > 0 for part in sizes.split(",")):
+        if sizes and not parse_net_arch(sizes):  # what the trainer's --net-arch accepts
             parser.error(f"--net-archs: {sizes!r} is no list of positive layer sizes such as 128,128")
     if args.updates < 1 or args.repeats < 1:
         parser.error("--updates and --repeats must be positive")

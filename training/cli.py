@@ -72,6 +72,15 @@ def given_fields(cls: type, argv: list[str] | None = None) -> set[str]:
     return set(vars(parser.parse_args(argv)))
 
 
+def parse_net_arch(text: str) -> list[int]:
+    """``--net-arch``'s value: ``"256,256"`` -> ``[256, 256]``; empty for a malformed or non-positive list."""
+    try:
+        sizes = [int(n) for n in text.split(",") if n.strip()]
+    except ValueError:
+        return []
+    return sizes if sizes and min(sizes) > 0 else []
+
+
 def make_agent(flag: str, spec: str, **kwargs: Any):
     """``agents.make(spec, **kwargs)`` for the command-line flag ``flag``: its ValueError (an unknown
     name, bad arguments, a checkpoint for another table) becomes a UsageError naming the flag."""

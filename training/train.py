@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from .cli import (UsageError, check_env, check_int, check_number, check_players, check_positive, check_seed,
-                  check_variant, given_fields, make_agent, parse_dataclass, parse_rules, run_command, usage_error,
-                  user_errors)
+                  check_variant, given_fields, make_agent, parse_dataclass, parse_net_arch, parse_rules, run_command,
+                  usage_error, user_errors)
 
 PROG = "python -m training.train"
 EXAMPLES = (
@@ -191,11 +191,7 @@ def check_args(args: Args):
     check_int("--critic-warmup", args.critic_warmup, 0, allowed="0 or a positive number of updates")
     if args.activation not in ("tanh", "relu"):
         raise usage_error("--activation", args.activation, "tanh, relu")
-    try:
-        arch = [int(n) for n in args.net_arch.split(",") if n.strip()]
-    except ValueError:
-        arch = []
-    if not arch or min(arch) < 1:
+    if not parse_net_arch(args.net_arch):
         raise usage_error("--net-arch", args.net_arch, "comma-separated positive sizes, e.g. 256,256")
     spec, _ = check_variant(entry, players, args.rules)  # the game validates the rules options
     if args.features and args.features not in spec.feature_names:
@@ -329,7 +325,6 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     from .tournament import play_tournament
 
     torch.set_num_threads(args.torch_threads)
-    net_arch = [int(n) for n in args.net_arch.split(",") if n.strip()]
     resumed = None
     if args.resume:
         # Never MaskablePPO.load: it unpickles the archive's data entry, which can run any code. The
@@ -345,12 +340,12 @@ def train(args: Args, given: set[str] | None = None) -> dict:
                      "activation": recorded.activation}
         args = dataclasses.replace(args, **{name: value for name, value in inherited.items()
                                             if left_out(args, name, spec, given)})
-        net_arch = [int(n) for n in args.net_arch.split(",") if n.strip()]
-        if recorded.features != args.features or recorded.net_arch != tuple(net_arch) \
+        if recorded.features != args.features or list(recorded.net_arch) != parse_net_arch(args.net_arch) \
                 or recorded.activation != args.activation:
             raise UsageError(f"--resume {args.resume} uses features={recorded.features!r}, net_arch="
                              f"{list(recorded.net_arch)}, activation={recorded.activation!r}; pass the same "
                              "--features, --net-arch and --activation")
+    net_arch = parse_net_arch(args.net_arch)
     run_dir = Path(args.out_dir) / (args.run_name or f"{args.env}_{args.players}p_seed{args.seed}")
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
     baselines = [instances[s] for s in listed]

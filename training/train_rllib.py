@@ -32,7 +32,8 @@ import time
 from pathlib import Path
 
 from .cli import (UsageError, check_env, check_int, check_number, check_players, check_positive, check_seed,
-                  check_variant, make_agent, parse_dataclass, parse_rules, run_command, usage_error, user_errors)
+                  check_variant, make_agent, parse_dataclass, parse_net_arch, parse_rules, run_command, usage_error,
+                  user_errors)
 
 PROG = "python -m training.train_rllib"
 EXAMPLES = (
@@ -150,7 +151,7 @@ def check_args(args: Args):
                          f"{args.train_batch_size}; allowed: at most the batch size")
     if args.activation not in ("tanh", "relu"):
         raise usage_error("--activation", args.activation, "tanh, relu")
-    if not net_arch(args.net_arch):
+    if not parse_net_arch(args.net_arch):
         raise usage_error("--net-arch", args.net_arch, "comma-separated positive sizes, e.g. 256,256")
     spec, _ = check_variant(entry, players, args.rules)
     if args.features and args.features not in spec.feature_names:
@@ -162,15 +163,6 @@ def check_args(args: Args):
                          f"{args.num_env_runners + args.num_learners} CPUs; the local Ray instance has {cpus} "
                          "(--num-cpus); allowed: at most that many together, or a cluster (--address)")
     return spec
-
-
-def net_arch(text: str) -> list[int]:
-    """``"256,256"`` -> ``[256, 256]``; empty for a malformed or non-positive list."""
-    try:
-        sizes = [int(n) for n in text.split(",") if n.strip()]
-    except ValueError:
-        return []
-    return sizes if sizes and min(sizes) > 0 else []
 
 
 def split(specs: str) -> list[str]:
@@ -192,7 +184,7 @@ def build_algorithm(args: Args, spec, opponents: list[str]):
     players = spec.num_players
     rules = parse_rules(args.rules)
     features = args.features or spec.default_features
-    hidden = net_arch(args.net_arch)
+    hidden = parse_net_arch(args.net_arch)
     if not ray.is_initialized():
         if args.address:
             ray.init(address=args.address, log_to_driver=False)
@@ -264,7 +256,7 @@ def train(args: Args) -> dict:
     rules = parse_rules(args.rules)
     players = spec.num_players
     features = args.features or spec.default_features
-    hidden = net_arch(args.net_arch)
+    hidden = parse_net_arch(args.net_arch)
     run_dir = Path(args.out_dir) / (args.run_name or f"{args.env}_{players}p_rllib_seed{args.seed}")
     (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
 
