@@ -19,7 +19,10 @@ Sections (``--sections``, comma-separated; default all):
   PettingZoo's ``connect_four_v3`` (and ``leduc_holdem_v4``), OpenSpiel's hanabi and hearts through
   ``pyspiel`` (random legal actions, chance nodes sampled and not counted) and RLCard's UNO, with the
   ratios to each; then the loop's own ceiling: a do-nothing env through the same classic wrappers
-  (no wrapped env can beat it) and bare, and the unwrapped ``raw_env`` s side by side.
+  (no wrapped env should beat it) and bare, the 4-player ``env()`` against the wrapped do-nothing env
+  and the unwrapped ``raw_env`` s side by side, each of these two pairs measured in turns (one repeat of
+  each, then again: the ratio is the median of the turns' ratios, so a change of the machine's speed
+  between the two measurements cannot make it).
 * ``sb3``: ``keine_ahnung_v0.sb3_vec_env`` (opponents act in batch) against SB3's ``DummyVecEnv`` of
   ``solo_env`` s, both with three heuristic opponents (``--sb3-opponent``, default the game's
   ``counter``, built from its spec; ``greedy`` or ``counter:compiled=false``, the NumPy reference, for
@@ -394,8 +397,9 @@ def measure_scalar_pair(num_players: int, cfg: Config) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------- peers
 
 
-def _aec_rate(make_env: Callable[[], Any], cfg: Config, seed: int) -> float:
-    """Decisions per second of the PettingZoo docs' agent loop with random legal actions."""
+def _aec_loop(make_env: Callable[[], Any], cfg: Config, seed: int) -> tuple[Any, Callable[[], tuple[int, float, dict]]]:
+    """A new env and one repeat of the PettingZoo docs' agent loop over it with random legal actions
+    (``cfg.seconds`` of whole games; returns decisions, seconds, {})."""
     env = make_env()
     pick = random.Random(seed)
 
@@ -416,9 +420,34 @@ def _aec_rate(make_env: Callable[[], Any], cfg: Config, seed: int) -> float:
                 return n, time.perf_counter() - start, {}
             env.reset()
 
+    return env, once
+
+
+def _aec_rate(make_env: Callable[[], Any], cfg: Config, seed: int) -> float:
+    """Decisions per second of the PettingZoo docs' agent loop with random legal actions."""
+    env, once = _aec_loop(make_env, cfg, seed)
     runs = timed_repeats(once, cfg.repeats)
     env.close()
     return _median([n / w for n, w, _ in runs])
+
+
+def _aec_pair(make_env: Callable[[], Any], make_peer: Callable[[], Any], cfg: Config, seed: int) -> dict[str, Any]:
+    """Two envs' agent loops measured in turns (the env's repeat, the peer's, the env's, ...): their
+    median rates and the median of the per-turn ratios env / peer. The machine's phases (speed changes
+    of 2x within a minute on the shared project machine) reach both sides of each ratio alike, where
+    measuring one env's repeats after the other's lets a phase change land between them."""
+    env, once = _aec_loop(make_env, cfg, seed)
+    peer, peer_once = _aec_loop(make_peer, cfg, seed)
+    rates: tuple[list[float], list[float]] = ([], [])
+    for _ in range(cfg.repeats):
+        for run, out in ((once, rates[0]), (peer_once, rates[1])):
+            gc.collect()
+            n, w, _ = run()
+            out.append(n / w)
+    env.close()
+    peer.close()
+    ratios = [a / b for a, b in zip(*rates)]
+    return {"rate": _median(rates[0]), "peer_rate": _median(rates[1]), "ratio": _median(ratios), "ratios": ratios}
 
 
 def _noop_aec_env(wrapped: bool = True):
@@ -620,22 +649,27 @@ def section_aec(cfg: Config) -> dict[str, Any]:
 
 
 def _aec_ceiling(cfg: Config) -> dict[str, Any]:
-    """What the agent loop costs by itself: a do-nothing env through the classic wrappers and bare,
-    and the unwrapped ``raw_env`` of Keine Ahnung (4 players) and ``connect_four_v3`` side by side."""
-    out: dict[str, Any] = {"noop_wrapped": _aec_rate(_noop_aec_env, cfg, cfg.seed),
-                           "noop_raw": _aec_rate(lambda: _noop_aec_env(wrapped=False), cfg, cfg.seed)}
+    """What the agent loop costs by itself: a do-nothing env through the classic wrappers and bare;
+    the wrapped ``env()`` of Keine Ahnung (4 players) against the wrapped do-nothing env, and its
+    unwrapped ``raw_env`` against ``connect_four_v3``'s, each pair measured in turns (``_aec_pair``)."""
     from . import keine_ahnung_v0
 
-    out["keine_ahnung_raw_4p"] = _aec_rate(lambda: keine_ahnung_v0.raw_env(num_players=4), cfg, cfg.seed)
+    wrapped = _aec_pair(lambda: keine_ahnung_v0.env(num_players=4), _noop_aec_env, cfg, cfg.seed)
+    out: dict[str, Any] = {"noop_wrapped": wrapped["peer_rate"],
+                           "noop_raw": _aec_rate(lambda: _noop_aec_env(wrapped=False), cfg, cfg.seed),
+                           "keine_ahnung_wrapped_4p": wrapped["rate"], "wrapped_vs_noop": wrapped["ratio"],
+                           "wrapped_vs_noop_per_turn": wrapped["ratios"]}
     connect_four, why = peer_rate("pettingzoo connect_four_v3", cfg)
     if connect_four is None:
+        out["keine_ahnung_raw_4p"] = _aec_rate(lambda: keine_ahnung_v0.raw_env(num_players=4), cfg, cfg.seed)
         out["note"] = why
         return out
     from pettingzoo.classic import connect_four_v3
 
-    out["connect_four_raw"] = _aec_rate(connect_four_v3.raw_env, cfg, cfg.seed)
+    raw = _aec_pair(lambda: keine_ahnung_v0.raw_env(num_players=4), connect_four_v3.raw_env, cfg, cfg.seed)
+    out.update(keine_ahnung_raw_4p=raw["rate"], connect_four_raw=raw["peer_rate"], raw_ratio=raw["ratio"],
+               raw_ratio_per_turn=raw["ratios"])
     out["noop_wrapped_vs_connect_four"] = out["noop_wrapped"] / connect_four
-    out["raw_ratio"] = out["keine_ahnung_raw_4p"] / out["connect_four_raw"]
     return out
 
 
@@ -843,10 +877,14 @@ def render(results: dict[str, Any]) -> str:
         if c:
             out.append(f"   ceiling of this loop: a do-nothing env through the classic wrappers {c['noop_wrapped']:,.0f} "
                        f"dec/s, bare {c['noop_raw']:,.0f}")
+            out.append(f"   keine_ahnung_v0 env(num_players=4) against the wrapped do-nothing env, in turns: "
+                       f"{c['keine_ahnung_wrapped_4p']:,.0f} dec/s, {c['wrapped_vs_noop']:.2f}x the ceiling (median of the "
+                       f"turns' ratios {', '.join(f'{r:.2f}' for r in c['wrapped_vs_noop_per_turn'])})")
             if "noop_wrapped_vs_connect_four" in c:
                 out.append(f"   (the wrapped do-nothing env is {c['noop_wrapped_vs_connect_four']:.2f}x connect_four_v3); "
                            f"unwrapped raw_env: keine_ahnung_v0 4p {c['keine_ahnung_raw_4p']:,.0f}, connect_four_v3 "
-                           f"{c['connect_four_raw']:,.0f} dec/s ({c['raw_ratio']:.2f}x)")
+                           f"{c['connect_four_raw']:,.0f} dec/s ({c['raw_ratio']:.2f}x, in turns: "
+                           f"{', '.join(f'{r:.2f}' for r in c['raw_ratio_per_turn'])})")
             elif c.get("note"):
                 out.append(f"   unwrapped raw_env: keine_ahnung_v0 4p {c['keine_ahnung_raw_4p']:,.0f} dec/s; {c['note']}")
     if "sb3" in sec:

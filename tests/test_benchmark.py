@@ -72,10 +72,16 @@ def test_aec_section_measures_keine_ahnung_and_reports_each_peer(results):
             assert positive(row["decisions_per_s"]) and positive(row["ratio_2p"])
     ceiling = results[1]["sections"]["aec"]["ceiling"]
     # Figures only: the issue rules out timed assertions, so no rate is compared with another here.
-    assert all(positive(ceiling[k]) for k in ("noop_raw", "noop_wrapped", "keine_ahnung_raw_4p"))
+    assert all(positive(ceiling[k]) for k in ("noop_raw", "noop_wrapped", "keine_ahnung_raw_4p",
+                                              "keine_ahnung_wrapped_4p", "wrapped_vs_noop"))
+    # The pairs are measured in turns (--repeats 2): one ratio per turn, the figure their median.
+    turns = ceiling["wrapped_vs_noop_per_turn"]
+    assert len(turns) == 2 and all(positive(r) for r in turns)
+    assert ceiling["wrapped_vs_noop"] == pytest.approx(sum(turns) / 2)
     if "connect_four_raw" in ceiling:
-        assert ceiling["raw_ratio"] == ceiling["keine_ahnung_raw_4p"] / ceiling["connect_four_raw"]
-    assert "ceiling of this loop" in results[0]
+        turns = ceiling["raw_ratio_per_turn"]
+        assert len(turns) == 2 and ceiling["raw_ratio"] == pytest.approx(sum(turns) / 2)
+    assert "ceiling of this loop" in results[0] and "against the wrapped do-nothing env, in turns" in results[0]
 
 
 def test_sb3_section_compares_the_vector_envs_or_says_why_not(results):
