@@ -26,8 +26,9 @@ Sections (``--sections``, comma-separated; default all):
 * ``sb3``: ``keine_ahnung_v0.sb3_vec_env`` (opponents act in batch) against SB3's ``DummyVecEnv`` of
   ``solo_env`` s, both with three heuristic opponents (``--sb3-opponent``, default the game's
   ``counter``, built from its spec; ``greedy`` or ``counter:compiled=false``, the NumPy reference, for
-  comparison) and the learner's masks fetched as MaskablePPO does; then the environment's share of the
-  wall time of a short ``MaskablePPO`` run on the batched env.
+  comparison) and the learner's masks fetched as MaskablePPO does, the two measured in turns (the
+  speed-up is the median of the turns' ratios); then the environment's share of the wall time of a
+  short ``MaskablePPO`` run on the batched env.
 * ``profile``: ``cProfile`` of the batched step (4 players): where its time goes.
 
 Figures are medians over repeats; every ratio compares figures of the same run. Peers are optional
@@ -51,7 +52,7 @@ import statistics
 import sys
 import time
 import tracemalloc
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from numba import njit, prange
@@ -155,6 +156,21 @@ def timed_repeats(run_once: Callable[[], tuple[float, float, dict]], repeats: in
         gc.collect()
         out.append(run_once())
     return out
+
+
+def in_turns(runs: Sequence[Callable[[], tuple[float, float, dict]]], repeats: int) -> list[list[float]]:
+    """Rates (count / seconds) of several measurements taken in turns: one repeat of each in order,
+    ``repeats`` rounds (garbage collected before each repeat). Returns one list of rates per run. A
+    ratio of two runs' rates in the same round meets the machine in the same phase (its speed changes
+    up to 2x within a minute), where measuring one run's repeats after the other's lets a change land
+    between them."""
+    rates: list[list[float]] = [[] for _ in runs]
+    for _ in range(repeats):
+        for run, out in zip(runs, rates):
+            gc.collect()
+            n, w, _ = run()
+            out.append(n / w)
+    return rates
 
 
 # -------------------------------------------------------------------------------------------- core
@@ -433,17 +449,10 @@ def _aec_rate(make_env: Callable[[], Any], cfg: Config, seed: int) -> float:
 
 def _aec_pair(make_env: Callable[[], Any], make_peer: Callable[[], Any], cfg: Config, seed: int) -> dict[str, Any]:
     """Two envs' agent loops measured in turns (the env's repeat, the peer's, the env's, ...): their
-    median rates and the median of the per-turn ratios env / peer. The machine's phases (speed changes
-    of 2x within a minute on the shared project machine) reach both sides of each ratio alike, where
-    measuring one env's repeats after the other's lets a phase change land between them."""
+    median rates and the median of the per-turn ratios env / peer (``in_turns``)."""
     env, once = _aec_loop(make_env, cfg, seed)
     peer, peer_once = _aec_loop(make_peer, cfg, seed)
-    rates: tuple[list[float], list[float]] = ([], [])
-    for _ in range(cfg.repeats):
-        for run, out in ((once, rates[0]), (peer_once, rates[1])):
-            gc.collect()
-            n, w, _ = run()
-            out.append(n / w)
+    rates = in_turns([once, peer_once], cfg.repeats)
     env.close()
     peer.close()
     ratios = [a / b for a, b in zip(*rates)]
@@ -691,7 +700,8 @@ def section_sb3(cfg: Config) -> dict[str, Any]:
 
     opponent_name = getattr(opponent(0), "name", name) + "".join(f":{k}={v}" for k, v in options.items())
 
-    def rate(venv, seed: int) -> float:
+    def stepping(venv, seed: int):
+        """One repeat of learner steps on ``venv`` (reset and stepped once first), as ``in_turns`` runs it."""
         pick = np.random.default_rng(seed)
         venv.reset()
         venv.step(sample_masked(pick, np.stack(venv.env_method("action_masks"))))
@@ -704,19 +714,21 @@ def section_sb3(cfg: Config) -> dict[str, Any]:
                 if time.perf_counter() - start >= cfg.seconds:
                     return steps * venv.num_envs, time.perf_counter() - start, {}
 
-        return _median([s / w for s, w, _ in timed_repeats(once, cfg.repeats)])
+        return once
 
     out: dict[str, Any] = {"available": True, "players": p, "num_envs": n, "opponents": opponent_name}
     try:
         batched = make_vec(n, opponents=[opponent(j) for j in range(p - 1)], num_players=p, seed=cfg.seed)
-        out["sb3_vec_env_steps_per_s"] = rate(batched, cfg.seed)
-        batched.close()
         dummy = DummyVecEnv([lambda i=i: make_solo([opponent(100 * i + j) for j in range(p - 1)], num_players=p,
                                                     seat="rotate") for i in range(n)])
         dummy.seed(cfg.seed)
-        out["dummy_vec_env_steps_per_s"] = rate(dummy, cfg.seed)
+        # In turns, so that the speed-up compares the two in the same phase of the machine.
+        ours, theirs = in_turns([stepping(batched, cfg.seed), stepping(dummy, cfg.seed)], cfg.repeats)
+        batched.close()
         dummy.close()
-        out["speedup"] = out["sb3_vec_env_steps_per_s"] / out["dummy_vec_env_steps_per_s"]
+        out["sb3_vec_env_steps_per_s"], out["dummy_vec_env_steps_per_s"] = _median(ours), _median(theirs)
+        out["speedup_per_turn"] = [a / b for a, b in zip(ours, theirs)]
+        out["speedup"] = _median(out["speedup_per_turn"])
     except Exception as exc:
         out.update(available=False, reason=_missing("stepping sb3_vec_env / DummyVecEnv", exc))
         return out
@@ -898,7 +910,8 @@ def render(results: dict[str, Any]) -> str:
                 out.append(f"   sb3_vec_env:            {s['sb3_vec_env_steps_per_s']:>12,.0f} steps/s")
             if "dummy_vec_env_steps_per_s" in s:
                 out.append(f"   DummyVecEnv(solo_env):  {s['dummy_vec_env_steps_per_s']:>12,.0f} steps/s")
-                out.append(f"   speed-up:               {s['speedup']:>12.1f}x")
+                out.append(f"   speed-up:               {s['speedup']:>12.1f}x (measured in turns: "
+                           f"{', '.join(f'{r:.1f}' for r in s['speedup_per_turn'])})")
             if s.get("reason"):
                 out.append(f"   {s['reason']}")
             t = s.get("training", {})

@@ -90,7 +90,8 @@ def test_sb3_section_compares_the_vector_envs_or_says_why_not(results):
         assert sb3["reason"].startswith("not available")
         return
     assert positive(sb3["sb3_vec_env_steps_per_s"]) and positive(sb3["dummy_vec_env_steps_per_s"])
-    assert positive(sb3["speedup"])
+    assert len(sb3["speedup_per_turn"]) == 2  # measured in turns, one ratio per round (--repeats 2)
+    assert sb3["speedup"] == pytest.approx(sum(sb3["speedup_per_turn"]) / 2) and positive(sb3["speedup"])
     assert sb3["opponents"] == "counter"  # the opponents by default (--sb3-opponent)
     training = sb3["training"]
     if "env_share" in training:
