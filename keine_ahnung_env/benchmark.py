@@ -12,7 +12,8 @@ Sections (``--sections``, comma-separated; default all):
   update + re-deals, the sampler's time taken out; the observation is not built, as the vector env
   builds it lazily), the end-to-end rate when every step also builds the observation of the seat to
   act, and bytes of state per game. The scalar reference engine (``reference.py``) and the core at
-  batch 1, both driven the same scalar way, give the "batch 1" comparison; OpenSpiel's hanabi
+  batch 1, both driven the same scalar way and measured in turns with the driver alone, give the
+  "batch 1" comparison; OpenSpiel's hanabi
   (when installed) is measured in the same run for the batch ratio.
 * ``aec``: the PettingZoo AEC env ``keine_ahnung_v0.env()`` stepped by the plain agent loop of the
   PettingZoo docs (``agent_iter`` / ``last`` / a random legal action from the mask), beside
@@ -398,16 +399,15 @@ def measure_scalar_pair(num_players: int, cfg: Config) -> dict[str, Any]:
             if n % 64 == 0 and time.perf_counter() - start >= cfg.seconds:
                 return n, time.perf_counter() - start, {}
 
-    ref_runs = timed_repeats(ref_once, cfg.repeats)
-    core_runs = timed_repeats(core_once, cfg.repeats)
-    driver_runs = timed_repeats(driver_once, cfg.repeats)
-    ref_rate = _median([n / w for n, w, _ in ref_runs])
-    core_rate = _median([n / w for n, w, _ in core_runs])
-    driver_rate = _median([n / w for n, w, _ in driver_runs])
-    return {"players": num_players, "reference_decisions_per_s": ref_rate, "core_batch1_decisions_per_s": core_rate,
-            "reference_over_core": ref_rate / core_rate, "core_over_reference": core_rate / ref_rate,
-            "driver_decisions_per_s": driver_rate,
-            "ratio_ceiling": driver_rate / ref_rate}
+    # In turns (``in_turns``): each ratio compares runs taken in the same phase of the machine.
+    ref_rates, core_rates, driver_rates = in_turns([ref_once, core_once, driver_once], cfg.repeats)
+    speedups = [c / r for c, r in zip(core_rates, ref_rates)]
+    return {"players": num_players, "reference_decisions_per_s": _median(ref_rates),
+            "core_batch1_decisions_per_s": _median(core_rates),
+            "core_over_reference": _median(speedups), "core_over_reference_per_turn": speedups,
+            "reference_over_core": _median([r / c for c, r in zip(core_rates, ref_rates)]),
+            "driver_decisions_per_s": _median(driver_rates),
+            "ratio_ceiling": _median([d / r for d, r in zip(driver_rates, ref_rates)])}
 
 
 # ------------------------------------------------------------------------------------------- peers

@@ -51,8 +51,10 @@ def test_core_section_has_every_batch_with_positive_figures(results):
     (pair,) = core["batch1_vs_reference"]
     assert positive(pair["reference_decisions_per_s"]) and positive(pair["core_batch1_decisions_per_s"])
     assert positive(pair["driver_decisions_per_s"])
-    assert pair["core_over_reference"] == pytest.approx(pair["core_batch1_decisions_per_s"] / pair["reference_decisions_per_s"])
-    assert pair["ratio_ceiling"] == pytest.approx(pair["driver_decisions_per_s"] / pair["reference_decisions_per_s"])
+    # Measured in turns (--repeats 2): the speed-up is the median (here the mean) of the turns' ratios.
+    assert len(pair["core_over_reference_per_turn"]) == 2
+    assert pair["core_over_reference"] == pytest.approx(sum(pair["core_over_reference_per_turn"]) / 2)
+    assert positive(pair["ratio_ceiling"]) and positive(pair["reference_over_core"])
     if "hanabi_decisions_per_s" in core:
         assert positive(core["hanabi_decisions_per_s"]) and len(core["ratio_to_hanabi"]) == 2
     else:
