@@ -15,8 +15,11 @@ import collections
 import numpy as np
 from numba import njit, prange
 
+from ... import bits as _bits_module
+from . import actions as _actions
 from ... import packing as _packing_module
 from ... import rng as _rng_module
+from ...bits import count_trailing_zeros, prefetch, prefetch_write, store_bit_bytes
 from ...kernel_cache import drop_stale_cache
 from ...packing import bool_at, check_actions_kernel, field1, field2, field3, float_at, int_at  # noqa: F401
 from ...rng import bounded, shuffle  # the shared per-game random stream
@@ -24,6 +27,18 @@ from ...rng import bounded, shuffle  # the shared per-game random stream
 LOC_HAND, LOC_TABLE, LOC_DISCARD, LOC_OUT = 0, 1, 2, 3
 REWARD_WIN, REWARD_SCORE, REWARD_RANK = range(3)
 MAX_VALUE = 10
+NUM_TARGETS = 4
+"""Targets of ADD and TAKE at every player count (``actions.NUM_TARGETS``)."""
+MOVE_ACTIONS = 2 + 2 * NUM_TARGETS
+"""The actions after the N card selections: PLAY, four ADDs, four TAKEs, TURN (``actions.py``). ``_mask_game``
+writes them as the bits of one word (bit 0 PLAY, 1 + t ADD, 5 + t TAKE, 9 TURN) by one call of
+``bits.store_bit_bytes``, whose width must be a constant."""
+assert NUM_TARGETS == _actions.NUM_TARGETS, "kernels.NUM_TARGETS differs from actions.NUM_TARGETS"
+_layout = _actions.ActionLayout(40, 4)
+assert (_layout.add_base, _layout.take_base, _layout.turn, _layout.num_actions) == (
+    40 + 1, 40 + 1 + NUM_TARGETS, 40 + 1 + 2 * NUM_TARGETS, 40 + MOVE_ACTIONS), "_mask_game's move bits: update them"
+PREFETCH_AHEAD = 4
+"""``step_range`` prefetches the per-card rows and the mask row of the game this many games ahead."""
 
 STATE_FIELDS = (
     "card_loc", "card_where", "card_rot", "card_public", "card_selected", "deal_order", "set_size", "set_value",
@@ -62,6 +77,12 @@ def _active_branchless(s, k, b, c):
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _active8(s, k, b, c):
+    """``_active_branchless`` as an int8, for comparing with an int8 value in byte lanes."""
+    return np.int8(k.value_up[c] ^ (k.value_flip[c] & -s.card_rot[b, c]))
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _owner(k, pos):
     """The seat in front of which position ``pos`` lies (``pos // areas``, areas being 1 or 2)."""
     return pos >> 1 if k.areas == 2 else pos
@@ -80,14 +101,20 @@ def _target_position(k, seat, target):
 # The card loops below visit every card and write every card's fields, choosing the value without a
 # branch: whether a card is in a given set or hand is as good as random to the branch predictor, and
 # unconditional stores let the loops vectorise. Each loop's result is the one of the plain ``if``.
+# The values they compare the int8 card fields with (a seat, a position, a location) are int8 too
+# (``np.int8(...)`` before the loop): an int64 operand made LLVM widen every card's byte to 8 bytes
+# and compare in 64-bit lanes, four times the vector work of comparing 32 bytes at once. The counts
+# that follow from a loop (cards moved) are read from the fields kept with the cards (``set_size``,
+# ``sel_count``) instead of being summed in it, which left the loops pure byte maps.
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _discard_pos(s, b, pos):
+    table, gone, at = np.int8(LOC_TABLE), np.int8(LOC_DISCARD), np.int8(pos)
     for c in range(s.card_loc.shape[1]):
-        hit = (s.card_loc[b, c] == LOC_TABLE) & (s.card_where[b, c] == pos)
-        s.card_loc[b, c] = LOC_DISCARD if hit else s.card_loc[b, c]
-        s.card_where[b, c] = 0 if hit else s.card_where[b, c]
+        hit = (s.card_loc[b, c] == table) & (s.card_where[b, c] == at)
+        s.card_loc[b, c] = gone if hit else s.card_loc[b, c]
+        s.card_where[b, c] = np.int8(0) if hit else s.card_where[b, c]
         s.card_public[b, c] = s.card_public[b, c] & (not hit)
     s.set_size[b, pos] = 0
     s.set_value[b, pos] = 0
@@ -95,58 +122,56 @@ def _discard_pos(s, b, pos):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _to_hand(s, b, pos, seat):
-    """The set at ``pos`` into ``seat``'s hand: every card turned, known to everybody."""
-    moved = 0
+    """The set at ``pos`` (``set_size`` cards) into ``seat``'s hand: every card turned, known to everybody."""
+    table, hand, at, holder = np.int8(LOC_TABLE), np.int8(LOC_HAND), np.int8(pos), np.int8(seat)
     for c in range(s.card_loc.shape[1]):
-        hit = (s.card_loc[b, c] == LOC_TABLE) & (s.card_where[b, c] == pos)
-        s.card_loc[b, c] = LOC_HAND if hit else s.card_loc[b, c]
-        s.card_where[b, c] = seat if hit else s.card_where[b, c]
+        hit = (s.card_loc[b, c] == table) & (s.card_where[b, c] == at)
+        s.card_loc[b, c] = hand if hit else s.card_loc[b, c]
+        s.card_where[b, c] = holder if hit else s.card_where[b, c]
         s.card_rot[b, c] ^= np.int8(hit)
         s.card_public[b, c] = s.card_public[b, c] | hit
-        moved += np.int64(hit)
-    s.hand_count[b, seat] += moved
+    s.hand_count[b, seat] += s.set_size[b, pos]
     s.set_size[b, pos] = 0
     s.set_value[b, pos] = 0
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _selection_to_table(s, b, seat, pos):
-    """The mover's selected cards (all of value ``sel_value``) onto the set at ``pos``."""
-    moved = 0
+def _place_selection(s, k, b, seat, pos, size):
+    """The mover's selection (``sel_count`` cards of value ``sel_value``) onto the set at ``pos``, which then
+    holds ``size`` cards (A: the selection alone; B: one more). The first other position holding a set of
+    that size is beaten (the mask allowed the move, so that set is lower): it goes back to its owner's
+    hand, turned and known, or is discarded when its owner is out.
+
+    One pass over the cards does both (the cards beaten and the cards placed are disjoint), and no branch
+    asks whether a set was beaten: with none, ``beaten`` is ``pos`` and ``at`` is false for every card, so
+    the loop places the selection only and the count updates add and keep nothing. The beaten position is
+    the lowest bit of the positions holding a set of that size (one ``cttz``), not a scan with an exit."""
+    T = s.set_size.shape[1]
+    sizes = np.int64(0)
+    for q in range(T):
+        sizes |= np.int64((s.set_size[b, q] == size) & (q != pos)) << q
+    any_beaten = sizes != 0
+    beaten = count_trailing_zeros(sizes) if any_beaten else pos
+    owner = _owner(k, beaten)
+    back = any_beaten & (not s.out[b, owner])
+    table, hand, gone = np.int8(LOC_TABLE), np.int8(LOC_HAND), np.int8(LOC_DISCARD)
+    from_pos, to_pos, holder = np.int8(beaten), np.int8(pos), np.int8(owner)
     for c in range(s.card_loc.shape[1]):
-        hit = s.card_selected[b, c]
-        s.card_loc[b, c] = LOC_TABLE if hit else s.card_loc[b, c]
-        s.card_where[b, c] = pos if hit else s.card_where[b, c]
-        s.card_public[b, c] = s.card_public[b, c] & (not hit)
+        sel = s.card_selected[b, c]
+        at = (s.card_loc[b, c] == table) & (s.card_where[b, c] == from_pos) & any_beaten
+        home = at & back
+        s.card_loc[b, c] = table if sel else (hand if home else (gone if at else s.card_loc[b, c]))
+        s.card_where[b, c] = to_pos if sel else (holder if home else (np.int8(0) if at else s.card_where[b, c]))
+        s.card_rot[b, c] ^= np.int8(home)
+        s.card_public[b, c] = home | (s.card_public[b, c] & (not (sel | at)))
         s.card_selected[b, c] = False
-        moved += np.int64(hit)
-    s.hand_count[b, seat] -= moved
-    s.set_size[b, pos] += moved
+    s.hand_count[b, owner] += s.set_size[b, beaten] * np.int8(back)
+    keep = np.int8(not any_beaten)
+    s.set_size[b, beaten] *= keep
+    s.set_value[b, beaten] *= keep
+    s.hand_count[b, seat] -= s.sel_count[b]
+    s.set_size[b, pos] += s.sel_count[b]
     s.set_value[b, pos] = s.sel_value[b]
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _remove_beaten(s, k, b, pos):
-    owner = _owner(k, pos)
-    if s.out[b, owner]:
-        _discard_pos(s, b, pos)
-    else:
-        _to_hand(s, b, pos, owner)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _collision(s, b, size, exclude):
-    for pos in range(s.set_size.shape[1]):
-        if pos != exclude and s.set_size[b, pos] == size:
-            return pos
-    return -1
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _target_open(s, k, b, pos):
-    if s.set_size[b, pos] == 0:
-        return False
-    return not (k.finisher_closed and s.out[b, _owner(k, pos)])
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -280,28 +305,22 @@ def _step_game(s, k, b, action):
         return
     shed = False
     if action == k.play:
-        pos = seat * k.areas + s.area[b]
-        beaten = _collision(s, b, s.sel_count[b], pos)
-        if beaten >= 0:
-            _remove_beaten(s, k, b, beaten)
-        _selection_to_table(s, b, seat, pos)
+        _place_selection(s, k, b, seat, seat * k.areas + s.area[b], np.int64(s.sel_count[b]))
         shed = True
     elif action < k.take_base:
         pos = _target_position(k, seat, action - k.add_base)
-        beaten = _collision(s, b, s.set_size[b, pos] + 1, pos)
-        if beaten >= 0:
-            _remove_beaten(s, k, b, beaten)
-        _selection_to_table(s, b, seat, pos)
+        _place_selection(s, k, b, seat, pos, np.int64(s.set_size[b, pos]) + 1)
         shed = True
     elif action < k.turn_action:
         _to_hand(s, b, _target_position(k, seat, action - k.take_base), seat)
     else:
+        hand, holder = np.int8(LOC_HAND), np.int8(seat)
         for c in range(N):
-            s.card_rot[b, c] ^= np.int8((s.card_loc[b, c] == LOC_HAND) & (s.card_where[b, c] == seat))
+            s.card_rot[b, c] ^= np.int8((s.card_loc[b, c] == hand) & (s.card_where[b, c] == holder))
     s.sel_count[b] = 0
     s.sel_value[b] = 0
     s.turn[b] += 1
-    if shed and s.hand_count[b, seat] == 0 and _finish(s, k, b, seat):
+    if shed and s.hand_count[b, seat] == 0 and _finish(s, k, np.intp(b), seat):  # cold: one compiled copy
         return
     if s.turn[b] >= k.max_turns:
         s.truncated[b] = True
@@ -310,11 +329,23 @@ def _step_game(s, k, b, action):
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _blocked(s, b, value, size):
+    """True when a set of ``size`` cards and value ``value`` or more lies on the table: then no set of
+    ``size`` cards of ``value`` may be played or made (rules A and B: it must beat any set of its size).
+    A pass over the T positions without a branch."""
+    hit = False
+    for pos in range(s.set_size.shape[1]):
+        hit |= (s.set_size[b, pos] == size) & (s.set_value[b, pos] >= value)
+    return hit
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _free_size(s, b, value, lo, hi):
     """True when some size m in ``lo..hi`` (lo >= 1) has no set of value >= ``value`` on the table:
     then a set of m cards of ``value`` may be played (rule A: it must beat any set of its size). The
     sets on the table block at most T sizes, so a wider range always has a free size; else the blocked
-    sizes of the range are gathered as bits, one pass over the table."""
+    sizes of the range are gathered as bits, one pass over the table without a branch (a position
+    outside the range or below the value sets no bit)."""
     if hi < lo:
         return False
     span = hi - lo + 1
@@ -322,10 +353,29 @@ def _free_size(s, b, value, lo, hi):
         return True
     blocked = np.int64(0)
     for pos in range(s.set_size.shape[1]):
-        m = np.int64(s.set_size[b, pos])
-        if m >= lo and m <= hi and s.set_value[b, pos] >= value:
-            blocked |= np.int64(1) << (m - lo)
+        d = np.int64(s.set_size[b, pos]) - lo
+        hit = (d >= 0) & (d < span) & (s.set_value[b, pos] >= value)
+        blocked |= np.int64(hit) << (d & 63)
     return blocked != (np.int64(1) << span) - 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _start_floors(s, b):
+    """Nibble m (bits 4m..4m+3) for m = 1..T: the lowest, over the sizes 1..m, of the highest value of a
+    set of that size on the table (0 where a size has none). A hand holding n <= T cards of value v may
+    start a set of v (rule A with 1..n of them) exactly when nibble n is below v: some size up to n is
+    then free for v. One table pass per size (T <= 5 positions, sizes; values <= 10 fit a nibble),
+    without a branch; it replaces a ``_free_size`` per value the hand holds."""
+    T = s.set_size.shape[1]
+    floors = np.int64(0)
+    running = np.int64(MAX_VALUE)
+    for m in range(1, T + 1):
+        top = np.int64(0)
+        for pos in range(T):
+            top = max(top, np.int64(s.set_value[b, pos]) * np.int64(s.set_size[b, pos] == m))
+        running = min(running, top)
+        floors |= running << (4 * m)
+    return floors
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -335,70 +385,69 @@ def _mask_game(s, k, b):
     One pass over the cards gathers what the mover's hand holds (the count of each active value);
     every selection's legality follows from those counts and the few sets on the table, instead of
     re-scanning the hand for every candidate card and size. The card loops are branch-free (a card's
-    place is as good as random to a branch predictor, which cost most of the mask's time)."""
+    place is as good as random to a branch predictor, which cost most of the mask's time), and so are
+    the loops over the values and the targets: the move actions after the cards (PLAY, ADD, TAKE,
+    TURN) are gathered as the bits of one word and written by ``bits.store_bit_bytes``."""
     N, A = s.card_loc.shape[1], s.legal_mask.shape[1]
     if s.terminated[b] or s.truncated[b]:
         for a in range(A):
             s.legal_mask[b, a] = False
         return
+    T = s.set_size.shape[1]
     seat = np.int64(s.current[b])
+    hand, holder = np.int8(LOC_HAND), np.int8(seat)
     chosen = np.int64(s.sel_count[b])
-    for a in range(N, A):
-        s.legal_mask[b, a] = False
     if chosen == 0:
         # Hand counts by active value, packed 8 bits a value (a hand holds at most 127 cards): values
-        # 1-7 in ``low`` (bits 8v..), 8-10 in ``high`` (bits 8(v-8)..); bit v of ``present``: the hand
-        # holds value v.
-        low, high, present = np.int64(0), np.int64(0), np.int64(0)
+        # 1-7 in ``low`` (bits 8v..), 8-10 in ``high`` (bits 8(v-8)..).
+        low, high = np.int64(0), np.int64(0)
         for c in range(N):
-            mine = np.int64((s.card_loc[b, c] == LOC_HAND) & (s.card_where[b, c] == seat))
+            mine = np.int64((s.card_loc[b, c] == hand) & (s.card_where[b, c] == holder))
             v = _active_branchless(s, k, b, c)
-            present |= mine << v
             one = mine << (8 * (v & 7))
             low += one * (v < 8)
             high += one * (v >= 8)
         # Bit v of ``fine``: a card of value v can start a selection (a legal A of 1..count cards of v,
         # or a legal B of one card of v). A legal B depends on the target only: its value gets the bit.
+        moves = np.int64(1) << (MOVE_ACTIONS - 1)  # TURN is always legal
         fine = np.int64(0)
         for t in range(k.num_targets):
             pos = _target_position(k, seat, t)
-            open_ = _target_open(s, k, b, pos)
-            s.legal_mask[b, k.take_base + t] = open_
-            if open_:
-                w = np.int64(s.set_value[b, pos])
-                size = np.int64(s.set_size[b, pos]) + 1
-                if _free_size(s, b, w, size, size):
-                    fine |= np.int64(1) << w
-        rest = present & ~fine
+            size = np.int64(s.set_size[b, pos]) + 1
+            open_ = (size > 1) & (not (k.finisher_closed and s.out[b, _owner(k, pos)]))
+            moves |= np.int64(open_) << (1 + NUM_TARGETS + t)  # TAKE
+            fine |= np.int64(open_ & (not _blocked(s, b, s.set_value[b, pos], size))) << s.set_value[b, pos]
+        floors = _start_floors(s, b)
         for v in range(1, MAX_VALUE + 1):
-            if (rest >> v) & 1:
-                n = (low >> (8 * v)) & 0xFF if v < 8 else (high >> (8 * (v - 8))) & 0xFF
-                if _free_size(s, b, v, 1, n):
-                    fine |= np.int64(1) << v
+            n = (low >> (8 * v)) & 0xFF if v < 8 else (high >> (8 * (v - 8))) & 0xFF
+            free = (n > T) | ((n >= 1) & (((floors >> (4 * min(n, T))) & 15) < v))
+            fine |= np.int64(free) << v
         for c in range(N):
-            mine = (s.card_loc[b, c] == LOC_HAND) & (s.card_where[b, c] == seat)
+            mine = (s.card_loc[b, c] == hand) & (s.card_where[b, c] == holder)
             s.legal_mask[b, c] = mine & (((fine >> _active_branchless(s, k, b, c)) & 1) != 0)
-        s.legal_mask[b, k.turn_action] = True
     else:
         # A selection of ``chosen`` cards of value v: another card of v while a larger legal set of v
         # remains (n: the hand's cards of v, the selected ones included), PLAY if this one is legal,
         # and with one card an ADD onto a set of v.
         v = np.int64(s.sel_value[b])
+        value = np.int8(v)
         n = np.int64(0)
         for c in range(N):
-            same = (s.card_loc[b, c] == LOC_HAND) & (s.card_where[b, c] == seat) & (_active_branchless(s, k, b, c) == v)
+            same = (s.card_loc[b, c] == hand) & (s.card_where[b, c] == holder) & (_active8(s, k, b, c) == value)
             n += np.int64(same)
             s.legal_mask[b, c] = same & (not s.card_selected[b, c])
         if not _free_size(s, b, v, chosen + 1, n):
             for c in range(N):
                 s.legal_mask[b, c] = False
-        s.legal_mask[b, k.play] = _free_size(s, b, v, chosen, chosen)
+        moves = np.int64(not _blocked(s, b, v, chosen))  # PLAY
         if chosen == 1:
             for t in range(k.num_targets):
                 pos = _target_position(k, seat, t)
-                if _target_open(s, k, b, pos) and s.set_value[b, pos] == v:
-                    size = np.int64(s.set_size[b, pos]) + 1
-                    s.legal_mask[b, k.add_base + t] = _free_size(s, b, v, size, size)
+                size = np.int64(s.set_size[b, pos]) + 1
+                open_ = (size > 1) & (not (k.finisher_closed and s.out[b, _owner(k, pos)]))
+                add = open_ & (s.set_value[b, pos] == v) & (not _blocked(s, b, v, size))
+                moves |= np.int64(add) << (1 + t)
+    store_bit_bytes(s.legal_mask, b, N, np.uint64(moves), MOVE_ACTIONS)
 
 
 @njit(cache=True, _nrt=False)
@@ -491,16 +540,43 @@ def _observe_game(s, k, b, seat, out):
 # instead of once per game.
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _prefetch_game(s, b):
+    """Prefetches game b's per-card rows (each N bytes, crossing at most one cache-line boundary: the first
+    and the last byte cover it) and, for writing, its mask row; the short rows read at fixed places
+    (sets, hands, seats) follow ``b`` in order, and the CPU's own prefetchers keep up with those."""
+    last = s.card_loc.shape[1] - 1
+    prefetch(s.card_loc, b, 0)
+    prefetch(s.card_loc, b, last)
+    prefetch(s.card_where, b, 0)
+    prefetch(s.card_where, b, last)
+    prefetch(s.card_rot, b, 0)
+    prefetch(s.card_rot, b, last)
+    prefetch(s.card_public, b, 0)
+    prefetch(s.card_public, b, last)
+    prefetch(s.card_selected, b, 0)
+    prefetch(s.card_selected, b, last)
+    prefetch_write(s.legal_mask, b, 0)
+    prefetch_write(s.legal_mask, b, s.legal_mask.shape[1] - 1)
+
+
 @njit(cache=True, _nrt=False)
 def step_range(s, k, actions, active, lo, hi):
     """Steps the live, active games among ``lo..hi-1`` with their (legal) actions, then their masks;
-    every game's rewards in the range are reset first (only the steps that end the game pay)."""
+    every game's rewards in the range are reset first (only the steps that end the game pay). The game
+    index is unsigned (``np.uintp``): Numba adds a negative-index wraparound to every array access with a
+    signed one."""
     for b in range(lo, hi):
+        ahead = b + PREFETCH_AHEAD
+        if ahead < hi:
+            _prefetch_game(s, ahead)
+        g = np.uintp(b)
         for p in range(s.rewards.shape[1]):
-            s.rewards[b, p] = 0.0
-        if active[b] and not (s.terminated[b] or s.truncated[b]):
-            _step_game(s, k, b, actions[b])
-            _mask_game(s, k, b)
+            if s.rewards[g, p] != 0.0:  # a conditional store: LLVM made the plain loop a memset call per game
+                s.rewards[g, p] = 0.0
+        if active[g] and not (s.terminated[g] or s.truncated[g]):
+            _step_game(s, k, g, actions[g])
+            _mask_game(s, k, g)
 
 
 @njit(cache=True, parallel=True)
