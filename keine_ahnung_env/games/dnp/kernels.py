@@ -17,6 +17,7 @@ from numba import njit, prange
 
 from ... import bits as _bits_module
 from . import actions as _actions
+from . import config as _config
 from ... import packing as _packing_module
 from ... import rng as _rng_module
 from ...bits import count_trailing_zeros, prefetch, prefetch_write, store_bit_bytes
@@ -37,6 +38,16 @@ assert NUM_TARGETS == _actions.NUM_TARGETS, "kernels.NUM_TARGETS differs from ac
 _layout = _actions.ActionLayout(40, 4)
 assert (_layout.add_base, _layout.take_base, _layout.turn, _layout.num_actions) == (
     40 + 1, 40 + 1 + NUM_TARGETS, 40 + 1 + 2 * NUM_TARGETS, 40 + MOVE_ACTIONS), "_mask_game's move bits: update them"
+assert _config.MAX_CARDS < 126, "_blocked_sizes shares bit 63 among the sizes of 63 or more: check its argument"
+_U0, _U1, _U7, _U8, _U56 = np.uint64(0), np.uint64(1), np.uint64(7), np.uint64(8), np.uint64(56)
+_BYTE_TOPS = np.uint64(0x8080808080808080)
+"""Bit 7 of every byte (the mask's per-value count comparisons, ``_mask_game``)."""
+_GATHER = np.uint64(0x0102040810204080)
+"""``(x * _GATHER) >> 56`` has bit i = bit 0 of byte i of x, for x whose bytes are 0 or 1."""
+_VALUE_BITS = np.uint64(((1 << MAX_VALUE) - 1) << 1)
+"""Bits 1..10: the values."""
+_NEED_LOW_ONE, _NEED_HIGH_ONE = 0x0101010101010100, 0x010101
+"""One in each byte of the values 1..7 (bytes 1..7) and 8..10 (bytes 0..2): ``_start_needs``."""
 PREFETCH_AHEAD = 4
 """``step_range`` prefetches the per-card rows and the mask row of the game this many games ahead."""
 
@@ -329,53 +340,49 @@ def _step_game(s, k, b, action):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _blocked(s, b, value, size):
-    """True when a set of ``size`` cards and value ``value`` or more lies on the table: then no set of
-    ``size`` cards of ``value`` may be played or made (rules A and B: it must beat any set of its size).
-    A pass over the T positions without a branch."""
-    hit = False
+def _blocked_sizes(s, b, value):
+    """The sizes that a set of ``value`` may not have, as bits: bit m set when a set of m cards and value
+    ``value`` or more lies on the table (rules A and B: a set must beat any set of its size). Sizes of 63
+    or more share bit 63, which is exact here: a set of 63 cards beside a set or a hand of 63 more cards
+    of a value at least as high would need 126 cards, and a deck has at most ``MAX_CARDS`` (80)."""
+    bits = np.uint64(0)
     for pos in range(s.set_size.shape[1]):
-        hit |= (s.set_size[b, pos] == size) & (s.set_value[b, pos] >= value)
-    return hit
+        bits |= np.uint64(s.set_value[b, pos] >= value) << np.uint64(min(np.int64(s.set_size[b, pos]), 63))
+    return bits
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _free_size(s, b, value, lo, hi):
-    """True when some size m in ``lo..hi`` (lo >= 1) has no set of value >= ``value`` on the table:
-    then a set of m cards of ``value`` may be played (rule A: it must beat any set of its size). The
-    sets on the table block at most T sizes, so a wider range always has a free size; else the blocked
-    sizes of the range are gathered as bits, one pass over the table without a branch (a position
-    outside the range or below the value sets no bit)."""
-    if hi < lo:
-        return False
-    span = hi - lo + 1
-    if span > s.set_size.shape[1]:
-        return True
-    blocked = np.int64(0)
-    for pos in range(s.set_size.shape[1]):
-        d = np.int64(s.set_size[b, pos]) - lo
-        hit = (d >= 0) & (d < span) & (s.set_value[b, pos] >= value)
-        blocked |= np.int64(hit) << (d & 63)
-    return blocked != (np.int64(1) << span) - 1
+def _size_bit(bits, size):
+    """Bit ``size`` (sizes of 63 or more: bit 63) of a ``_blocked_sizes`` word, as a bool."""
+    return ((bits >> np.uint64(min(size, 63))) & _U1) != _U0
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _start_floors(s, b):
-    """Nibble m (bits 4m..4m+3) for m = 1..T: the lowest, over the sizes 1..m, of the highest value of a
-    set of that size on the table (0 where a size has none). A hand holding n <= T cards of value v may
-    start a set of v (rule A with 1..n of them) exactly when nibble n is below v: some size up to n is
-    then free for v. One table pass per size (T <= 5 positions, sizes; values <= 10 fit a nibble),
-    without a branch; it replaces a ``_free_size`` per value the hand holds."""
+def _start_needs(s, b):
+    """For every value v, the fewest cards of v a hand must hold to start a set of v (rule A with 1..n of
+    them): 1 + the number of sizes m = 1, 2, ... (up to T) in a row that are all blocked for v, i.e. where
+    the highest set of m cards on the table is v or more (the sets on the table block at most T sizes,
+    so T + 1 cards always have a free size). As bytes in the layout of the mask's hand counts: byte v of
+    the first word for v = 1..7, byte v - 8 of the second for v = 8..10, so one subtraction per word
+    compares every value's count with its need (``_mask_game``).
+
+    Two passes over the T (<= 5) positions, no branch: the highest value per size, as 4-bit fields
+    (values are at most 10), then its running minimum over the sizes."""
     T = s.set_size.shape[1]
-    floors = np.int64(0)
-    running = np.int64(MAX_VALUE)
+    tops = np.int64(0)
+    for pos in range(T):
+        m = np.int64(s.set_size[b, pos])
+        at = 4 * m * ((m >= 1) & (m <= T))  # other sizes land in the unused field 0
+        old = (tops >> at) & 15
+        tops += (max(old, np.int64(s.set_value[b, pos])) - old) << at
+    need_low, need_high = np.int64(_NEED_LOW_ONE), np.int64(_NEED_HIGH_ONE)
+    floor = np.int64(MAX_VALUE)
     for m in range(1, T + 1):
-        top = np.int64(0)
-        for pos in range(T):
-            top = max(top, np.int64(s.set_value[b, pos]) * np.int64(s.set_size[b, pos] == m))
-        running = min(running, top)
-        floors |= running << (4 * m)
-    return floors
+        floor = min(floor, (tops >> (4 * m)) & 15)
+        # one more card needed by every value up to ``floor``: bytes 1..min(floor, 7), then 0..floor - 8
+        need_low += ((np.int64(2) << (8 * min(floor, 7))) - 1) & _NEED_LOW_ONE
+        need_high += (((np.int64(2) << (8 * max(floor - 8, 0))) - 1) & _NEED_HIGH_ONE) * (floor >= 8)
+    return need_low, need_high
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -386,8 +393,8 @@ def _mask_game(s, k, b):
     every selection's legality follows from those counts and the few sets on the table, instead of
     re-scanning the hand for every candidate card and size. The card loops are branch-free (a card's
     place is as good as random to a branch predictor, which cost most of the mask's time), and so are
-    the loops over the values and the targets: the move actions after the cards (PLAY, ADD, TAKE,
-    TURN) are gathered as the bits of one word and written by ``bits.store_bit_bytes``."""
+    the checks against the table (``_blocked_sizes``, ``_start_needs``): the move actions after the cards
+    (PLAY, ADD, TAKE, TURN) are gathered as the bits of one word and written by ``bits.store_bit_bytes``."""
     N, A = s.card_loc.shape[1], s.legal_mask.shape[1]
     if s.terminated[b] or s.truncated[b]:
         for a in range(A):
@@ -416,37 +423,45 @@ def _mask_game(s, k, b):
             size = np.int64(s.set_size[b, pos]) + 1
             open_ = (size > 1) & (not (k.finisher_closed and s.out[b, _owner(k, pos)]))
             moves |= np.int64(open_) << (1 + NUM_TARGETS + t)  # TAKE
-            fine |= np.int64(open_ & (not _blocked(s, b, s.set_value[b, pos], size))) << s.set_value[b, pos]
-        floors = _start_floors(s, b)
-        for v in range(1, MAX_VALUE + 1):
-            n = (low >> (8 * v)) & 0xFF if v < 8 else (high >> (8 * (v - 8))) & 0xFF
-            free = (n > T) | ((n >= 1) & (((floors >> (4 * min(n, T))) & 15) < v))
-            fine |= np.int64(free) << v
+            blocked = _size_bit(_blocked_sizes(s, b, s.set_value[b, pos]), size)
+            fine |= np.int64(open_ & (not blocked)) << s.set_value[b, pos]
+        # A legal A of value v: the count of v reaches its need. Per byte, (count | 0x80) - need keeps
+        # bit 7 exactly when count >= need (count <= 127, need <= 6: no borrow between bytes); the
+        # bytes' bit 7 are gathered into bits 0..7 by one multiplication.
+        need_low, need_high = _start_needs(s, b)
+        reach_low = (np.uint64(low | _BYTE_TOPS) - np.uint64(need_low)) & _BYTE_TOPS
+        reach_high = (np.uint64(high | _BYTE_TOPS) - np.uint64(need_high)) & _BYTE_TOPS
+        values = (((reach_low >> _U7) * _GATHER) >> _U56) | ((((reach_high >> _U7) * _GATHER) >> _U56) << _U8)
+        fine |= np.int64(values & _VALUE_BITS)
         for c in range(N):
             mine = (s.card_loc[b, c] == hand) & (s.card_where[b, c] == holder)
             s.legal_mask[b, c] = mine & (((fine >> _active_branchless(s, k, b, c)) & 1) != 0)
     else:
         # A selection of ``chosen`` cards of value v: another card of v while a larger legal set of v
-        # remains (n: the hand's cards of v, the selected ones included), PLAY if this one is legal,
-        # and with one card an ADD onto a set of v.
+        # remains (n: the hand's cards of v, the selected ones included: some size in chosen+1..n free;
+        # more than T sizes always hold a free one), PLAY if this one is legal, and with one card an
+        # ADD onto a set of v. The count is a byte (n <= 80), so the card loop stays in byte lanes; the
+        # selects are cleared by a second byte loop rather than behind a branch on the result.
         v = np.int64(s.sel_value[b])
         value = np.int8(v)
-        n = np.int64(0)
+        n = np.uint8(0)
         for c in range(N):
             same = (s.card_loc[b, c] == hand) & (s.card_where[b, c] == holder) & (_active8(s, k, b, c) == value)
-            n += np.int64(same)
+            n = np.uint8(n + np.uint8(same))
             s.legal_mask[b, c] = same & (not s.card_selected[b, c])
-        if not _free_size(s, b, v, chosen + 1, n):
-            for c in range(N):
-                s.legal_mask[b, c] = False
-        moves = np.int64(not _blocked(s, b, v, chosen))  # PLAY
-        if chosen == 1:
-            for t in range(k.num_targets):
-                pos = _target_position(k, seat, t)
-                size = np.int64(s.set_size[b, pos]) + 1
-                open_ = (size > 1) & (not (k.finisher_closed and s.out[b, _owner(k, pos)]))
-                add = open_ & (s.set_value[b, pos] == v) & (not _blocked(s, b, v, size))
-                moves |= np.int64(add) << (1 + t)
+        blocked = _blocked_sizes(s, b, v)
+        span = np.int64(n) - chosen
+        sizes = (np.uint64(1) << np.uint64(min(max(span, 0), 63))) - _U1
+        more = (span > T) | (((~blocked >> np.uint64(min(chosen + 1, 63))) & sizes) != _U0)
+        for c in range(N):
+            s.legal_mask[b, c] &= more
+        moves = np.int64(not _size_bit(blocked, chosen))  # PLAY
+        for t in range(k.num_targets):
+            pos = _target_position(k, seat, t)
+            size = np.int64(s.set_size[b, pos]) + 1
+            open_ = (size > 1) & (not (k.finisher_closed and s.out[b, _owner(k, pos)]))
+            add = open_ & (chosen == 1) & (s.set_value[b, pos] == v) & (not _size_bit(blocked, size))
+            moves |= np.int64(add) << (1 + t)
     store_bit_bytes(s.legal_mask, b, N, np.uint64(moves), MOVE_ACTIONS)
 
 
