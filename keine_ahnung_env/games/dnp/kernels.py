@@ -38,8 +38,8 @@ assert NUM_TARGETS == _actions.NUM_TARGETS, "kernels.NUM_TARGETS differs from ac
 _layout = _actions.ActionLayout(40, 4)
 assert (_layout.add_base, _layout.take_base, _layout.turn, _layout.num_actions) == (
     40 + 1, 40 + 1 + NUM_TARGETS, 40 + 1 + 2 * NUM_TARGETS, 40 + MOVE_ACTIONS), "_mask_game's move bits: update them"
-assert _config.MAX_CARDS < 126, "_blocked_sizes shares bit 63 among the sizes of 63 or more: check its argument"
-_U0, _U1, _U7, _U8, _U56 = np.uint64(0), np.uint64(1), np.uint64(7), np.uint64(8), np.uint64(56)
+assert _config.MAX_CARDS < 127, "_blocked_sizes calls every size of 64 or more free: check its argument"
+_U0, _U1, _U7, _U8, _U56, _U63, _U64 = (np.uint64(x) for x in (0, 1, 7, 8, 56, 63, 64))
 _BYTE_TOPS = np.uint64(0x8080808080808080)
 """Bit 7 of every byte (the mask's per-value count comparisons, ``_mask_game``)."""
 _GATHER = np.uint64(0x0102040810204080)
@@ -342,19 +342,21 @@ def _step_game(s, k, b, action):
 @njit(cache=True, inline="always", _nrt=False)
 def _blocked_sizes(s, b, value):
     """The sizes that a set of ``value`` may not have, as bits: bit m set when a set of m cards and value
-    ``value`` or more lies on the table (rules A and B: a set must beat any set of its size). Sizes of 63
-    or more share bit 63, which is exact here: a set of 63 cards beside a set or a hand of 63 more cards
-    of a value at least as high would need 126 cards, and a deck has at most ``MAX_CARDS`` (80)."""
-    bits = np.uint64(0)
+    ``value`` or more lies on the table (rules A and B: a set must beat any set of its size). Sets of 64
+    cards or more set no bit, and ``_size_bit`` calls every size of 64 or more free: both exact, since a
+    set of m >= 64 cards beside another set of m (or a hand holding m, or a set of m - 1 to add to) would
+    need over 80 cards, and a deck holds at most ``MAX_CARDS`` (80)."""
+    bits = _U0
     for pos in range(s.set_size.shape[1]):
-        bits |= np.uint64(s.set_value[b, pos] >= value) << np.uint64(min(np.int64(s.set_size[b, pos]), 63))
+        size = np.uint64(s.set_size[b, pos])
+        bits |= np.uint64((s.set_value[b, pos] >= value) & (size < _U64)) << (size & _U63)
     return bits
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _size_bit(bits, size):
-    """Bit ``size`` (sizes of 63 or more: bit 63) of a ``_blocked_sizes`` word, as a bool."""
-    return ((bits >> np.uint64(min(size, 63))) & _U1) != _U0
+    """Bit ``size`` of a ``_blocked_sizes`` word, as a bool (False for sizes of 64 or more)."""
+    return (size < 64) & (((bits >> np.uint64(size & 63)) & _U1) != _U0)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -450,9 +452,10 @@ def _mask_game(s, k, b):
             n = np.uint8(n + np.uint8(same))
             s.legal_mask[b, c] = same & (not s.card_selected[b, c])
         blocked = _blocked_sizes(s, b, v)
-        span = np.int64(n) - chosen
-        sizes = (np.uint64(1) << np.uint64(min(max(span, 0), 63))) - _U1
-        more = (span > T) | (((~blocked >> np.uint64(min(chosen + 1, 63))) & sizes) != _U0)
+        span = np.int64(n) - chosen  # the sizes chosen+1..n; those of 64 or more are free (``_size_bit``)
+        sizes = (_U1 << np.uint64(min(max(span, 0), 63))) - _U1
+        window = ((~blocked >> np.uint64(min(chosen + 1, 63))) & sizes) != _U0
+        more = (span >= 1) & ((span > T) | (n >= 64) | window)
         for c in range(N):
             s.legal_mask[b, c] &= more
         moves = np.int64(not _size_bit(blocked, chosen))  # PLAY
