@@ -20,7 +20,7 @@ from . import actions as _actions
 from . import config as _config
 from ... import packing as _packing_module
 from ... import rng as _rng_module
-from ...bits import count_trailing_zeros, prefetch, prefetch_write, store_bit_bytes
+from ...bits import count_trailing_zeros, store_bit_bytes
 from ...kernel_cache import drop_stale_cache
 from ...packing import bool_at, check_actions_kernel, field1, field2, field3, float_at, int_at  # noqa: F401
 from ...rng import bounded, shuffle  # the shared per-game random stream
@@ -46,10 +46,7 @@ _GATHER = np.uint64(0x0102040810204080)
 """``(x * _GATHER) >> 56`` has bit i = bit 0 of byte i of x, for x whose bytes are 0 or 1."""
 _VALUE_BITS = np.uint64(((1 << MAX_VALUE) - 1) << 1)
 """Bits 1..10: the values."""
-_NEED_LOW_ONE, _NEED_HIGH_ONE = 0x0101010101010100, 0x010101
-"""One in each byte of the values 1..7 (bytes 1..7) and 8..10 (bytes 0..2): ``_start_needs``."""
-PREFETCH_AHEAD = 4
-"""``step_range`` prefetches the per-card rows and the mask row of the game this many games ahead."""
+_BYTE_ONES = np.uint64(0x0101010101010101)
 
 STATE_FIELDS = (
     "card_loc", "card_where", "card_rot", "card_public", "card_selected", "deal_order", "set_size", "set_value",
@@ -360,31 +357,40 @@ def _size_bit(bits, size):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _start_needs(s, b):
-    """For every value v, the fewest cards of v a hand must hold to start a set of v (rule A with 1..n of
-    them): 1 + the number of sizes m = 1, 2, ... (up to T) in a row that are all blocked for v, i.e. where
-    the highest set of m cards on the table is v or more (the sets on the table block at most T sizes,
-    so T + 1 cards always have a free size). As bytes in the layout of the mask's hand counts: byte v of
-    the first word for v = 1..7, byte v - 8 of the second for v = 8..10, so one subtraction per word
-    compares every value's count with its need (``_mask_game``).
+def _at_least(low, high, count):
+    """Bit v set when the hand counts (``_mask_game``'s bytes: value v in byte v of ``low`` for v = 1..7,
+    byte v - 8 of ``high`` for v = 8..10) hold ``count`` (1..127) or more cards of value v. Per byte,
+    (n | 0x80) - count keeps bit 7 exactly when n >= count (n <= 127: no borrow between bytes); the bytes'
+    bit 7 are gathered into bits 0..7 by one multiplication."""
+    take = np.uint64(count) * _BYTE_ONES
+    reach_low = (np.uint64(low) | _BYTE_TOPS) - take
+    reach_high = (np.uint64(high) | _BYTE_TOPS) - take
+    bits_low = (((reach_low & _BYTE_TOPS) >> _U7) * _GATHER) >> _U56
+    bits_high = (((reach_high & _BYTE_TOPS) >> _U7) * _GATHER) >> _U56
+    return np.int64((bits_low | (bits_high << _U8)) & _VALUE_BITS)
 
-    Two passes over the T (<= 5) positions, no branch: the highest value per size, as 4-bit fields
-    (values are at most 10), then its running minimum over the sizes."""
+
+@njit(cache=True, inline="always", _nrt=False)
+def _start_values(s, b, low, high):
+    """Bit v set when the mover's hand (counts ``low``, ``high``: ``_at_least``) may start a set of value v
+    by rule A: it holds n >= 1 cards of v and some size m <= n is free for v (no set of m cards and value
+    v or more on the table; more than T sizes always hold a free one). Without a branch: the table's
+    sets as value bits per size (field m - 1 of 11 bits: bits 1..w for a set of m cards and value w, so a
+    second set of the same size adds nothing new), their running AND over the sizes 1, 2, ... (bit v of
+    ``run`` after size m: sizes 1..m all blocked for v), and for each size m a value v still blocked at
+    1..m needs more than m cards."""
     T = s.set_size.shape[1]
-    tops = np.int64(0)
+    rows = np.int64(0)
     for pos in range(T):
         m = np.int64(s.set_size[b, pos])
-        at = 4 * m * ((m >= 1) & (m <= T))  # other sizes land in the unused field 0
-        old = (tops >> at) & 15
-        tops += (max(old, np.int64(s.set_value[b, pos])) - old) << at
-    need_low, need_high = np.int64(_NEED_LOW_ONE), np.int64(_NEED_HIGH_ONE)
-    floor = np.int64(MAX_VALUE)
+        used = np.int64((m >= 1) & (m <= T))
+        rows |= (((np.int64(2) << s.set_value[b, pos]) - 2) * used) << (11 * (m - 1) * used)
+    run = np.int64(_VALUE_BITS)
+    fine = _at_least(low, high, 1)
     for m in range(1, T + 1):
-        floor = min(floor, (tops >> (4 * m)) & 15)
-        # one more card needed by every value up to ``floor``: bytes 1..min(floor, 7), then 0..floor - 8
-        need_low += ((np.int64(2) << (8 * min(floor, 7))) - 1) & _NEED_LOW_ONE
-        need_high += (((np.int64(2) << (8 * max(floor - 8, 0))) - 1) & _NEED_HIGH_ONE) * (floor >= 8)
-    return need_low, need_high
+        run &= rows >> (11 * (m - 1))
+        fine &= ~run | _at_least(low, high, m + 1)
+    return fine
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -395,7 +401,7 @@ def _mask_game(s, k, b):
     every selection's legality follows from those counts and the few sets on the table, instead of
     re-scanning the hand for every candidate card and size. The card loops are branch-free (a card's
     place is as good as random to a branch predictor, which cost most of the mask's time), and so are
-    the checks against the table (``_blocked_sizes``, ``_start_needs``): the move actions after the cards
+    the checks against the table (``_blocked_sizes``, ``_start_values``): the move actions after the cards
     (PLAY, ADD, TAKE, TURN) are gathered as the bits of one word and written by ``bits.store_bit_bytes``."""
     N, A = s.card_loc.shape[1], s.legal_mask.shape[1]
     if s.terminated[b] or s.truncated[b]:
@@ -427,14 +433,7 @@ def _mask_game(s, k, b):
             moves |= np.int64(open_) << (1 + NUM_TARGETS + t)  # TAKE
             blocked = _size_bit(_blocked_sizes(s, b, s.set_value[b, pos]), size)
             fine |= np.int64(open_ & (not blocked)) << s.set_value[b, pos]
-        # A legal A of value v: the count of v reaches its need. Per byte, (count | 0x80) - need keeps
-        # bit 7 exactly when count >= need (count <= 127, need <= 6: no borrow between bytes); the
-        # bytes' bit 7 are gathered into bits 0..7 by one multiplication.
-        need_low, need_high = _start_needs(s, b)
-        reach_low = (np.uint64(low | _BYTE_TOPS) - np.uint64(need_low)) & _BYTE_TOPS
-        reach_high = (np.uint64(high | _BYTE_TOPS) - np.uint64(need_high)) & _BYTE_TOPS
-        values = (((reach_low >> _U7) * _GATHER) >> _U56) | ((((reach_high >> _U7) * _GATHER) >> _U56) << _U8)
-        fine |= np.int64(values & _VALUE_BITS)
+        fine |= _start_values(s, b, low, high)  # a legal A
         for c in range(N):
             mine = (s.card_loc[b, c] == hand) & (s.card_where[b, c] == holder)
             s.legal_mask[b, c] = mine & (((fine >> _active_branchless(s, k, b, c)) & 1) != 0)
@@ -442,22 +441,25 @@ def _mask_game(s, k, b):
         # A selection of ``chosen`` cards of value v: another card of v while a larger legal set of v
         # remains (n: the hand's cards of v, the selected ones included: some size in chosen+1..n free;
         # more than T sizes always hold a free one), PLAY if this one is legal, and with one card an
-        # ADD onto a set of v. The count is a byte (n <= 80), so the card loop stays in byte lanes; the
-        # selects are cleared by a second byte loop rather than behind a branch on the result.
+        # ADD onto a set of v. The count is a byte (n <= 80), so the card loop stays in byte lanes. The
+        # cards are read twice (count, then write) rather than the mask row written and then cleared
+        # where no larger set is left: reading back the bytes just stored, by wider loads than the
+        # stores, waited for each store (a store-forwarding stall: that second loop cost as much as the
+        # first), and clearing them behind a branch on the result mispredicted.
         v = np.int64(s.sel_value[b])
         value = np.int8(v)
         n = np.uint8(0)
         for c in range(N):
             same = (s.card_loc[b, c] == hand) & (s.card_where[b, c] == holder) & (_active8(s, k, b, c) == value)
             n = np.uint8(n + np.uint8(same))
-            s.legal_mask[b, c] = same & (not s.card_selected[b, c])
         blocked = _blocked_sizes(s, b, v)
         span = np.int64(n) - chosen  # the sizes chosen+1..n; those of 64 or more are free (``_size_bit``)
         sizes = (_U1 << np.uint64(min(max(span, 0), 63))) - _U1
         window = ((~blocked >> np.uint64(min(chosen + 1, 63))) & sizes) != _U0
         more = (span >= 1) & ((span > T) | (n >= 64) | window)
         for c in range(N):
-            s.legal_mask[b, c] &= more
+            same = (s.card_loc[b, c] == hand) & (s.card_where[b, c] == holder) & (_active8(s, k, b, c) == value)
+            s.legal_mask[b, c] = same & more & (not s.card_selected[b, c])
         moves = np.int64(not _size_bit(blocked, chosen))  # PLAY
         for t in range(k.num_targets):
             pos = _target_position(k, seat, t)
@@ -558,36 +560,15 @@ def _observe_game(s, k, b, seat, out):
 # instead of once per game.
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def _prefetch_game(s, b):
-    """Prefetches game b's per-card rows (each N bytes, crossing at most one cache-line boundary: the first
-    and the last byte cover it) and, for writing, its mask row; the short rows read at fixed places
-    (sets, hands, seats) follow ``b`` in order, and the CPU's own prefetchers keep up with those."""
-    last = s.card_loc.shape[1] - 1
-    prefetch(s.card_loc, b, 0)
-    prefetch(s.card_loc, b, last)
-    prefetch(s.card_where, b, 0)
-    prefetch(s.card_where, b, last)
-    prefetch(s.card_rot, b, 0)
-    prefetch(s.card_rot, b, last)
-    prefetch(s.card_public, b, 0)
-    prefetch(s.card_public, b, last)
-    prefetch(s.card_selected, b, 0)
-    prefetch(s.card_selected, b, last)
-    prefetch_write(s.legal_mask, b, 0)
-    prefetch_write(s.legal_mask, b, s.legal_mask.shape[1] - 1)
-
-
 @njit(cache=True, _nrt=False)
 def step_range(s, k, actions, active, lo, hi):
     """Steps the live, active games among ``lo..hi-1`` with their (legal) actions, then their masks;
     every game's rewards in the range are reset first (only the steps that end the game pay). The game
     index is unsigned (``np.uintp``): Numba adds a negative-index wraparound to every array access with a
-    signed one."""
+    signed one. No prefetching (Keine Ahnung's ``_prefetch_game``): a dnp game's state is ~380 bytes,
+    ~1.5 MB at batch 4,096, which stays in a core's 2 MB L2; prefetching the card and mask rows four
+    games ahead made the step no faster (``kernel_ab``: 0.98x without it)."""
     for b in range(lo, hi):
-        ahead = b + PREFETCH_AHEAD
-        if ahead < hi:
-            _prefetch_game(s, ahead)
         g = np.uintp(b)
         for p in range(s.rewards.shape[1]):
             if s.rewards[g, p] != 0.0:  # a conditional store: LLVM made the plain loop a memset call per game
@@ -748,6 +729,7 @@ PACKED = {step_range: step_range_packed, step_range_checked: step_range_checked_
 """The serial entry points' packed twins (``CompiledCore._run`` calls these on a packed core)."""
 
 
-# The rules compile in the random stream's kernels (``rng.py``) and the packed entry points the field
-# readers (``packing.py``): a change there must reach this module's cached machine code too (``kernel_cache``).
-drop_stale_cache(__file__, step_range, [_rng_module.__file__, _packing_module.__file__])
+# The rules compile in the random stream's kernels (``rng.py``), the bit intrinsics (``bits.py``) and the
+# packed entry points the field readers (``packing.py``): a change there must reach this module's cached
+# machine code too (``kernel_cache``).
+drop_stale_cache(__file__, step_range, [_rng_module.__file__, _bits_module.__file__, _packing_module.__file__])
