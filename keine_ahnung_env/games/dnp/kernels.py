@@ -413,15 +413,21 @@ def _mask_game(s, k, b):
     hand, holder = np.int8(LOC_HAND), np.int8(seat)
     chosen = np.int64(s.sel_count[b])
     if chosen == 0:
-        # Hand counts by active value, packed 8 bits a value (a hand holds at most 127 cards): values
-        # 1-7 in ``low`` (bits 8v..), 8-10 in ``high`` (bits 8(v-8)..).
-        low, high = np.int64(0), np.int64(0)
+        # Hand counts by active value, packed 8 bits a value (a hand holds at most 80 cards): values
+        # 1-7 in ``low`` (bits 8v..), 8-10 in ``high`` (bits 8(v-8)..). Gathered as three 32-bit words
+        # of four values each, truncated to 32 bits at every step, so the loop runs in 32-bit lanes
+        # (twice as many cards per vector as with 64-bit sums; ~8% of this mask).
+        sum0, sum1, sum2 = np.int32(0), np.int32(0), np.int32(0)
         for c in range(N):
-            mine = np.int64((s.card_loc[b, c] == hand) & (s.card_where[b, c] == holder))
-            v = _active_branchless(s, k, b, c)
-            one = mine << (8 * (v & 7))
-            low += one * (v < 8)
-            high += one * (v >= 8)
+            mine = np.int32((s.card_loc[b, c] == hand) & (s.card_where[b, c] == holder))
+            v = _active8(s, k, b, c)
+            one = np.int32(mine << (8 * (v & 3)))
+            word = v >> 2
+            sum0 = np.int32(sum0 + one * np.int32(word == 0))
+            sum1 = np.int32(sum1 + one * np.int32(word == 1))
+            sum2 = np.int32(sum2 + one * np.int32(word == 2))
+        low = (np.int64(sum0) & 0xFFFFFFFF) | (np.int64(sum1) << 32)
+        high = np.int64(sum2) & 0xFFFFFFFF
         # Bit v of ``fine``: a card of value v can start a selection (a legal A of 1..count cards of v,
         # or a legal B of one card of v). A legal B depends on the target only: its value gets the bit.
         moves = np.int64(1) << (MOVE_ACTIONS - 1)  # TURN is always legal
