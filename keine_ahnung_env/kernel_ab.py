@@ -47,7 +47,8 @@ def run(package: str, make_core: Callable, state_fields: Sequence[str], before: 
         batch: int = 4096, steps: int = 40, rounds: int = 12, seed: int = 0, warmup: int = 500) -> dict:
     """The A/B: ``make_core(batch, seed)`` builds the game's core (4 players), ``state_fields`` names every
     state array (the final state compared after each replay). Returns the medians and bests (ns per
-    decision) and ``identical``: every replay of both versions reproduced the recorded final state."""
+    decision), ``before_identical`` / ``after_identical``: every replay of that version reproduced the
+    recorded final state (recorded with this tree's core), and ``identical``: both did."""
     import numba
 
     from .engine import _entry_point
@@ -99,15 +100,16 @@ def run(package: str, make_core: Callable, state_fields: Sequence[str], before: 
             return elapsed * 1e9 / (steps * batch), same
 
         times = {"before": [], "after": []}
-        identical = True
+        reproduced = {"before": True, "after": True}
         for r in range(rounds):
             for label in (("before", "after") if r % 2 == 0 else ("after", "before")):
                 ns, same = replay(label)
                 times[label].append(ns)
-                identical &= same
+                reproduced[label] &= same
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    out = {"batch": batch, "steps": steps, "rounds": rounds, "identical": identical}
+    out = {"batch": batch, "steps": steps, "rounds": rounds, "identical": reproduced["before"] and reproduced["after"],
+           "before_identical": reproduced["before"], "after_identical": reproduced["after"]}
     for label, values in times.items():
         out[label + "_median_ns"] = float(np.median(values))
         out[label + "_best_ns"] = float(min(values))
@@ -136,4 +138,5 @@ def main(argv, *, description: str, package: str, default_after: str, make_core:
     print(f"  before: median {r['before_median_ns']:.1f}, best {r['before_best_ns']:.1f}")
     print(f"  after:  median {r['after_median_ns']:.1f}, best {r['after_best_ns']:.1f}   "
           f"after / before: {r['after_median_ns'] / r['before_median_ns']:.3f} (medians)")
-    print(f"  every replay reproduced the recorded final state: {r['identical']}")
+    print(f"  every replay reproduced the recorded final state: {r['identical']}"
+          + ("" if r["identical"] else f" (before: {r['before_identical']}, after: {r['after_identical']})"))
