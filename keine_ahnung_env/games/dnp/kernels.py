@@ -340,9 +340,12 @@ def _step_game(s, k, b, action):
     N = s.card_loc.shape[1]
     seat = np.int64(s.current[b])
     if action < N:
-        if s.sel_count[b] == 0:
-            s.sel_value[b] = _active(s, k, b, action)
-        s.card_selected[b, action] = True
+        # the first card sets the selection's value: a select, not a branch (first or later card is
+        # as good as random to the branch predictor); an unsigned card index spares the wraparound
+        card = np.uintp(action)
+        first = _active(s, k, b, card)
+        s.sel_value[b] = first if s.sel_count[b] == 0 else s.sel_value[b]
+        s.card_selected[b, card] = True
         s.sel_count[b] += 1
         return
     shed = False
