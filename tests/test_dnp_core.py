@@ -14,6 +14,9 @@ from keine_ahnung_env.rng import GameRandom
 
 SMALL_DECK = [(1, 5, "none", True), (2, 5, "none"), (2, 7, "none"), (3, 4, "none"), (3, 6, "none"),
               (5, 10, "none"), (6, 10, "none"), (7, 9, "none"), (1, 9, "none")]
+CROWDED_DECK = [(1, 5, "none", True)] + [(2, 3, "none")] * 45 + [(3, 2, "none")] * 30 + [(9, 4, "none")] * 4
+"""The most cards a deck may hold (80), nearly all of values 2 and 3: sets and hands of far more cards of
+one value than the real deck allows."""
 
 
 def play_side_by_side(rules: Rules, seed: int, num_envs: int, steps: int, policy_seed: int = 0) -> dict:
@@ -59,6 +62,7 @@ def test_core_matches_the_reference_on_random_games(players):
     {"num_players": 4, "reward": "score", "win_points": 2, "max_turns": 60},
     {"num_players": 2, "win_rounds": 3, "max_turns": 90},
     {"num_players": 3, "deck": SMALL_DECK, "win_points": 6},
+    {"num_players": 2, "deck": CROWDED_DECK, "max_turns": 200},
 ])
 def test_core_matches_the_reference_with_other_options(options):
     options = dict(options)
@@ -138,7 +142,7 @@ def reference_at(rules: Rules, position: dict) -> ReferenceGame:
 
 @pytest.mark.parametrize("options", [
     {"num_players": 2}, {"num_players": 3}, {"num_players": 4, "finisher_set": "closed"}, {"num_players": 5},
-    {"num_players": 3, "deck": SMALL_DECK},
+    {"num_players": 3, "deck": SMALL_DECK}, {"num_players": 2, "deck": CROWDED_DECK},
 ])
 def test_masks_match_the_reference_on_random_positions(options):
     """The legal mask, and after each random SELECT the next one, on positions random play rarely or
@@ -165,6 +169,26 @@ def test_masks_match_the_reference_on_random_positions(options):
             ref.step(card)
             seen["selected"] += 1
     assert min(seen.values()) >= 10, seen
+
+
+@pytest.mark.parametrize("set_size", [62, 63, 64, 70])
+def test_masks_match_the_reference_with_sets_of_more_than_62_cards(set_size):
+    """Sets and hands past the 64 sizes the mask's bit words hold (``kernels._blocked_sizes``): a set of
+    ``set_size`` cards of value 2 in front of the opponent, the mover holding the other cards of value 2,
+    then after each SELECT (adding one card to that set makes a set of ``set_size + 1``; playing them all
+    makes a set of up to ``78 - set_size``)."""
+    rules = Rules.make(2, deck=[(1, 5, "none", True)] + [(2, 3, "none")] * 79)
+    table_cards = list(range(1, set_size + 1))
+    position = dict(hands=[list(range(set_size + 1, 79)), [0, 79]], table=[[], [], table_cards, []],
+                    current=0, area=1)
+    core = DnpCore(1, rules, seed=0)
+    core.load(0, **position)
+    ref = reference_at(rules, {**position, "rotated": [], "public": [], "discard": [], "out": [False, False]})
+    for card in position["hands"][0][:3]:
+        assert core.legal_mask[0].tolist() == ref.legal_mask(), ref.selection
+        core.step(np.array([card]))
+        ref.step(card)
+    assert core.legal_mask[0].tolist() == ref.legal_mask()
 
 
 def test_parallel_and_serial_kernels_give_the_same_games():

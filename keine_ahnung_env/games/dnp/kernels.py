@@ -15,8 +15,12 @@ import collections
 import numpy as np
 from numba import njit, prange
 
+from ... import bits as _bits_module
+from . import actions as _actions
+from . import config as _config
 from ... import packing as _packing_module
 from ... import rng as _rng_module
+from ...bits import count_trailing_zeros, store_bit_bytes
 from ...kernel_cache import drop_stale_cache
 from ...packing import bool_at, check_actions_kernel, field1, field2, field3, float_at, int_at  # noqa: F401
 from ...rng import bounded, shuffle  # the shared per-game random stream
@@ -24,6 +28,25 @@ from ...rng import bounded, shuffle  # the shared per-game random stream
 LOC_HAND, LOC_TABLE, LOC_DISCARD, LOC_OUT = 0, 1, 2, 3
 REWARD_WIN, REWARD_SCORE, REWARD_RANK = range(3)
 MAX_VALUE = 10
+NUM_TARGETS = 4
+"""Targets of ADD and TAKE at every player count (``actions.NUM_TARGETS``)."""
+MOVE_ACTIONS = 2 + 2 * NUM_TARGETS
+"""The actions after the N card selections: PLAY, four ADDs, four TAKEs, TURN (``actions.py``). ``_mask_game``
+writes them as the bits of one word (bit 0 PLAY, 1 + t ADD, 5 + t TAKE, 9 TURN) by one call of
+``bits.store_bit_bytes``, whose width must be a constant."""
+assert NUM_TARGETS == _actions.NUM_TARGETS, "kernels.NUM_TARGETS differs from actions.NUM_TARGETS"
+_layout = _actions.ActionLayout(40, 4)
+assert (_layout.add_base, _layout.take_base, _layout.turn, _layout.num_actions) == (
+    40 + 1, 40 + 1 + NUM_TARGETS, 40 + 1 + 2 * NUM_TARGETS, 40 + MOVE_ACTIONS), "_mask_game's move bits: update them"
+assert _config.MAX_CARDS < 127, "_blocked_sizes calls every size of 64 or more free: check its argument"
+_U0, _U1, _U7, _U8, _U56, _U63, _U64 = (np.uint64(x) for x in (0, 1, 7, 8, 56, 63, 64))
+_BYTE_TOPS = np.uint64(0x8080808080808080)
+"""Bit 7 of every byte (the mask's per-value count comparisons, ``_mask_game``)."""
+_GATHER = np.uint64(0x0102040810204080)
+"""``(x * _GATHER) >> 56`` has bit i = bit 0 of byte i of x, for x whose bytes are 0 or 1."""
+_VALUE_BITS = np.uint64(((1 << MAX_VALUE) - 1) << 1)
+"""Bits 1..10: the values."""
+_BYTE_ONES = np.uint64(0x0101010101010101)
 
 STATE_FIELDS = (
     "card_loc", "card_where", "card_rot", "card_public", "card_selected", "deal_order", "set_size", "set_value",
@@ -62,6 +85,12 @@ def _active_branchless(s, k, b, c):
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _active8(s, k, b, c):
+    """``_active_branchless`` as an int8, for comparing with an int8 value in byte lanes."""
+    return np.int8(k.value_up[c] ^ (k.value_flip[c] & -s.card_rot[b, c]))
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def _owner(k, pos):
     """The seat in front of which position ``pos`` lies (``pos // areas``, areas being 1 or 2)."""
     return pos >> 1 if k.areas == 2 else pos
@@ -80,73 +109,96 @@ def _target_position(k, seat, target):
 # The card loops below visit every card and write every card's fields, choosing the value without a
 # branch: whether a card is in a given set or hand is as good as random to the branch predictor, and
 # unconditional stores let the loops vectorise. Each loop's result is the one of the plain ``if``.
+# The values they compare the int8 card fields with (a seat, a position, a location) are int8 too
+# (``np.int8(...)`` before the loop): an int64 operand made LLVM widen every card's byte to 8 bytes
+# and compare in 64-bit lanes, four times the vector work of comparing 32 bytes at once. The counts
+# that follow from a loop (cards moved) are read from the fields kept with the cards (``set_size``,
+# ``sel_count``) instead of being summed in it, which left the loops pure byte maps.
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _discard_pos(s, b, pos):
+    table, gone, at = np.int8(LOC_TABLE), np.int8(LOC_DISCARD), np.int8(pos)
     for c in range(s.card_loc.shape[1]):
-        hit = (s.card_loc[b, c] == LOC_TABLE) & (s.card_where[b, c] == pos)
-        s.card_loc[b, c] = LOC_DISCARD if hit else s.card_loc[b, c]
-        s.card_where[b, c] = 0 if hit else s.card_where[b, c]
+        hit = (s.card_loc[b, c] == table) & (s.card_where[b, c] == at)
+        s.card_loc[b, c] = gone if hit else s.card_loc[b, c]
+        s.card_where[b, c] = np.int8(0) if hit else s.card_where[b, c]
         s.card_public[b, c] = s.card_public[b, c] & (not hit)
     s.set_size[b, pos] = 0
     s.set_value[b, pos] = 0
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _discard_two(s, b, first, second):
+    """``_discard_pos`` of ``first`` and of ``second`` in one pass (the same position twice: once)."""
+    table, gone, at_first, at_second = np.int8(LOC_TABLE), np.int8(LOC_DISCARD), np.int8(first), np.int8(second)
+    for c in range(s.card_loc.shape[1]):
+        where = s.card_where[b, c]
+        hit = (s.card_loc[b, c] == table) & ((where == at_first) | (where == at_second))
+        s.card_loc[b, c] = gone if hit else s.card_loc[b, c]
+        s.card_where[b, c] = np.int8(0) if hit else where
+        s.card_public[b, c] = s.card_public[b, c] & (not hit)
+    s.set_size[b, first] = 0
+    s.set_value[b, first] = 0
+    s.set_size[b, second] = 0
+    s.set_value[b, second] = 0
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _to_hand(s, b, pos, seat):
-    """The set at ``pos`` into ``seat``'s hand: every card turned, known to everybody."""
-    moved = 0
+    """The set at ``pos`` (``set_size`` cards) into ``seat``'s hand: every card turned, known to everybody."""
+    table, hand, at, holder = np.int8(LOC_TABLE), np.int8(LOC_HAND), np.int8(pos), np.int8(seat)
     for c in range(s.card_loc.shape[1]):
-        hit = (s.card_loc[b, c] == LOC_TABLE) & (s.card_where[b, c] == pos)
-        s.card_loc[b, c] = LOC_HAND if hit else s.card_loc[b, c]
-        s.card_where[b, c] = seat if hit else s.card_where[b, c]
+        hit = (s.card_loc[b, c] == table) & (s.card_where[b, c] == at)
+        s.card_loc[b, c] = hand if hit else s.card_loc[b, c]
+        s.card_where[b, c] = holder if hit else s.card_where[b, c]
         s.card_rot[b, c] ^= np.int8(hit)
         s.card_public[b, c] = s.card_public[b, c] | hit
-        moved += np.int64(hit)
-    s.hand_count[b, seat] += moved
+    s.hand_count[b, seat] += s.set_size[b, pos]
     s.set_size[b, pos] = 0
     s.set_value[b, pos] = 0
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _selection_to_table(s, b, seat, pos):
-    """The mover's selected cards (all of value ``sel_value``) onto the set at ``pos``."""
-    moved = 0
+def _place_selection(s, k, b, seat, pos, size):
+    """The mover's selection (``sel_count`` cards of value ``sel_value``) onto the set at ``pos``, which then
+    holds ``size`` cards (A: the selection alone; B: one more). The first other position holding a set of
+    that size is beaten (the mask allowed the move, so that set is lower): it goes back to its owner's
+    hand, turned and known, or is discarded when its owner is out.
+
+    One pass over the cards does both (the cards beaten and the cards placed are disjoint), and no branch
+    asks whether a set was beaten: with none, ``beaten`` is ``pos`` and ``at`` is false for every card, so
+    the loop places the selection only and the count updates add and keep nothing. The beaten position is
+    the lowest bit of the positions holding a set of that size (one ``cttz``), not a scan with an exit."""
+    T = s.set_size.shape[1]
+    sizes = np.int64(0)
+    for q in range(T):
+        sizes |= np.int64((s.set_size[b, q] == size) & (q != pos)) << q
+    any_beaten = sizes != 0
+    beaten = count_trailing_zeros(sizes) if any_beaten else pos
+    owner = _owner(k, beaten)
+    back = any_beaten & (not s.out[b, owner])
+    # where the beaten cards go, decided once: the owner's hand (turned, known) or the discard
+    table = np.int8(LOC_TABLE)
+    beaten_loc = np.int8(LOC_HAND) if back else np.int8(LOC_DISCARD)
+    beaten_where = np.int8(owner) if back else np.int8(0)
+    turned = np.int8(back)
+    from_pos, to_pos = np.int8(beaten), np.int8(pos)
     for c in range(s.card_loc.shape[1]):
-        hit = s.card_selected[b, c]
-        s.card_loc[b, c] = LOC_TABLE if hit else s.card_loc[b, c]
-        s.card_where[b, c] = pos if hit else s.card_where[b, c]
-        s.card_public[b, c] = s.card_public[b, c] & (not hit)
+        sel = s.card_selected[b, c]
+        at = (s.card_loc[b, c] == table) & (s.card_where[b, c] == from_pos) & any_beaten
+        s.card_loc[b, c] = table if sel else (beaten_loc if at else s.card_loc[b, c])
+        s.card_where[b, c] = to_pos if sel else (beaten_where if at else s.card_where[b, c])
+        s.card_rot[b, c] ^= np.int8(at) & turned
+        s.card_public[b, c] = back if at else (s.card_public[b, c] & (not sel))
         s.card_selected[b, c] = False
-        moved += np.int64(hit)
-    s.hand_count[b, seat] -= moved
-    s.set_size[b, pos] += moved
+    s.hand_count[b, owner] += s.set_size[b, beaten] * np.int8(back)
+    keep = np.int8(not any_beaten)
+    s.set_size[b, beaten] *= keep
+    s.set_value[b, beaten] *= keep
+    s.hand_count[b, seat] -= s.sel_count[b]
+    s.set_size[b, pos] += s.sel_count[b]
     s.set_value[b, pos] = s.sel_value[b]
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _remove_beaten(s, k, b, pos):
-    owner = _owner(k, pos)
-    if s.out[b, owner]:
-        _discard_pos(s, b, pos)
-    else:
-        _to_hand(s, b, pos, owner)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _collision(s, b, size, exclude):
-    for pos in range(s.set_size.shape[1]):
-        if pos != exclude and s.set_size[b, pos] == size:
-            return pos
-    return -1
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _target_open(s, k, b, pos):
-    if s.set_size[b, pos] == 0:
-        return False
-    return not (k.finisher_closed and s.out[b, _owner(k, pos)])
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -251,20 +303,35 @@ def _finish(s, k, b, seat):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _advance(s, k, b):
+    """The next move: the same seat's second area, or the next seat (two players); the next seat that is
+    not out (3-5 players). Its start discards the set in front of the mover (``_begin_move``)."""
     if k.areas == 2:
         if s.area[b] == 0:
             s.area[b] = 1
         else:
             s.current[b] = 1 - s.current[b]
             s.area[b] = 0
-    else:
-        nxt = s.current[b] + 1
-        nxt = 0 if nxt == k.num_players else nxt
+        _begin_move(s, k, b)
+        return
+    # 3-5 players: the next seat that is not out moves; the set of every seat passed over (out) is
+    # discarded, then the mover's. Play leaves at most one seat out (the round ends with the second
+    # finisher), so at most one seat is passed over: its set and the mover's go in one pass over the
+    # cards, chosen without a branch on which seat is out (as good as random to the branch predictor).
+    # Two out in a row happen only in positions written from outside (``load``): the plain loop.
+    nxt = np.int64(s.current[b]) + 1
+    nxt = 0 if nxt == k.num_players else nxt
+    after = 0 if nxt + 1 == k.num_players else nxt + 1
+    skipped = s.out[b, nxt]
+    if skipped & s.out[b, after]:
         while s.out[b, nxt]:
             _discard_pos(s, b, nxt)
             nxt = 0 if nxt + 1 == k.num_players else nxt + 1
         s.current[b] = nxt
-    _begin_move(s, k, b)
+        _begin_move(s, k, b)
+        return
+    mover = after if skipped else nxt
+    s.current[b] = mover
+    _discard_two(s, b, nxt, mover)  # nxt == mover when nobody was passed over
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -273,35 +340,32 @@ def _step_game(s, k, b, action):
     N = s.card_loc.shape[1]
     seat = np.int64(s.current[b])
     if action < N:
-        if s.sel_count[b] == 0:
-            s.sel_value[b] = _active(s, k, b, action)
-        s.card_selected[b, action] = True
+        # the first card sets the selection's value: a select, not a branch (first or later card is
+        # as good as random to the branch predictor); an unsigned card index spares the wraparound
+        card = np.uintp(action)
+        first = _active(s, k, b, card)
+        s.sel_value[b] = first if s.sel_count[b] == 0 else s.sel_value[b]
+        s.card_selected[b, card] = True
         s.sel_count[b] += 1
         return
     shed = False
     if action == k.play:
-        pos = seat * k.areas + s.area[b]
-        beaten = _collision(s, b, s.sel_count[b], pos)
-        if beaten >= 0:
-            _remove_beaten(s, k, b, beaten)
-        _selection_to_table(s, b, seat, pos)
+        _place_selection(s, k, b, seat, seat * k.areas + s.area[b], np.int64(s.sel_count[b]))
         shed = True
     elif action < k.take_base:
         pos = _target_position(k, seat, action - k.add_base)
-        beaten = _collision(s, b, s.set_size[b, pos] + 1, pos)
-        if beaten >= 0:
-            _remove_beaten(s, k, b, beaten)
-        _selection_to_table(s, b, seat, pos)
+        _place_selection(s, k, b, seat, pos, np.int64(s.set_size[b, pos]) + 1)
         shed = True
     elif action < k.turn_action:
         _to_hand(s, b, _target_position(k, seat, action - k.take_base), seat)
     else:
+        hand, holder = np.int8(LOC_HAND), np.int8(seat)
         for c in range(N):
-            s.card_rot[b, c] ^= np.int8((s.card_loc[b, c] == LOC_HAND) & (s.card_where[b, c] == seat))
+            s.card_rot[b, c] ^= np.int8((s.card_loc[b, c] == hand) & (s.card_where[b, c] == holder))
     s.sel_count[b] = 0
     s.sel_value[b] = 0
     s.turn[b] += 1
-    if shed and s.hand_count[b, seat] == 0 and _finish(s, k, b, seat):
+    if shed and s.hand_count[b, seat] == 0 and _finish(s, k, np.intp(b), seat):  # cold: one compiled copy
         return
     if s.turn[b] >= k.max_turns:
         s.truncated[b] = True
@@ -310,22 +374,60 @@ def _step_game(s, k, b, action):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _free_size(s, b, value, lo, hi):
-    """True when some size m in ``lo..hi`` (lo >= 1) has no set of value >= ``value`` on the table:
-    then a set of m cards of ``value`` may be played (rule A: it must beat any set of its size). The
-    sets on the table block at most T sizes, so a wider range always has a free size; else the blocked
-    sizes of the range are gathered as bits, one pass over the table."""
-    if hi < lo:
-        return False
-    span = hi - lo + 1
-    if span > s.set_size.shape[1]:
-        return True
-    blocked = np.int64(0)
+def _blocked_sizes(s, b, value):
+    """The sizes that a set of ``value`` may not have, as bits: bit m set when a set of m cards and value
+    ``value`` or more lies on the table (rules A and B: a set must beat any set of its size). Sets of 64
+    cards or more set no bit, and ``_size_bit`` calls every size of 64 or more free: both exact, since a
+    set of m >= 64 cards beside another set of m (or a hand holding m, or a set of m - 1 to add to) would
+    need over 80 cards, and a deck holds at most ``MAX_CARDS`` (80)."""
+    bits = _U0
     for pos in range(s.set_size.shape[1]):
+        size = np.uint64(s.set_size[b, pos])
+        bits |= np.uint64((s.set_value[b, pos] >= value) & (size < _U64)) << (size & _U63)
+    return bits
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _size_bit(bits, size):
+    """Bit ``size`` of a ``_blocked_sizes`` word, as a bool (False for sizes of 64 or more)."""
+    return (size < 64) & (((bits >> np.uint64(size & 63)) & _U1) != _U0)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _at_least(low, high, count):
+    """Bit v set when the hand counts (``_mask_game``'s bytes: value v in byte v of ``low`` for v = 1..7,
+    byte v - 8 of ``high`` for v = 8..10) hold ``count`` (1..127) or more cards of value v. Per byte,
+    (n | 0x80) - count keeps bit 7 exactly when n >= count (n <= 127: no borrow between bytes); the bytes'
+    bit 7 are gathered into bits 0..7 by one multiplication."""
+    take = np.uint64(count) * _BYTE_ONES
+    reach_low = (np.uint64(low) | _BYTE_TOPS) - take
+    reach_high = (np.uint64(high) | _BYTE_TOPS) - take
+    bits_low = (((reach_low & _BYTE_TOPS) >> _U7) * _GATHER) >> _U56
+    bits_high = (((reach_high & _BYTE_TOPS) >> _U7) * _GATHER) >> _U56
+    return np.int64((bits_low | (bits_high << _U8)) & _VALUE_BITS)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _start_values(s, b, low, high):
+    """Bit v set when the mover's hand (counts ``low``, ``high``: ``_at_least``) may start a set of value v
+    by rule A: it holds n >= 1 cards of v and some size m <= n is free for v (no set of m cards and value
+    v or more on the table; more than T sizes always hold a free one). Without a branch: the table's
+    sets as value bits per size (field m - 1 of 11 bits: bits 1..w for a set of m cards and value w, so a
+    second set of the same size adds nothing new), their running AND over the sizes 1, 2, ... (bit v of
+    ``run`` after size m: sizes 1..m all blocked for v), and for each size m a value v still blocked at
+    1..m needs more than m cards."""
+    T = s.set_size.shape[1]
+    rows = np.int64(0)
+    for pos in range(T):
         m = np.int64(s.set_size[b, pos])
-        if m >= lo and m <= hi and s.set_value[b, pos] >= value:
-            blocked |= np.int64(1) << (m - lo)
-    return blocked != (np.int64(1) << span) - 1
+        used = np.int64((m >= 1) & (m <= T))
+        rows |= (((np.int64(2) << s.set_value[b, pos]) - 2) * used) << (11 * (m - 1) * used)
+    run = np.int64(_VALUE_BITS)
+    fine = _at_least(low, high, 1)
+    for m in range(1, T + 1):
+        run &= rows >> (11 * (m - 1))
+        fine &= ~run | _at_least(low, high, m + 1)
+    return fine
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -335,70 +437,80 @@ def _mask_game(s, k, b):
     One pass over the cards gathers what the mover's hand holds (the count of each active value);
     every selection's legality follows from those counts and the few sets on the table, instead of
     re-scanning the hand for every candidate card and size. The card loops are branch-free (a card's
-    place is as good as random to a branch predictor, which cost most of the mask's time)."""
+    place is as good as random to a branch predictor, which cost most of the mask's time), and so are
+    the checks against the table (``_blocked_sizes``, ``_start_values``): the move actions after the cards
+    (PLAY, ADD, TAKE, TURN) are gathered as the bits of one word and written by ``bits.store_bit_bytes``."""
     N, A = s.card_loc.shape[1], s.legal_mask.shape[1]
     if s.terminated[b] or s.truncated[b]:
         for a in range(A):
             s.legal_mask[b, a] = False
         return
+    T = s.set_size.shape[1]
     seat = np.int64(s.current[b])
+    hand, holder = np.int8(LOC_HAND), np.int8(seat)
     chosen = np.int64(s.sel_count[b])
-    for a in range(N, A):
-        s.legal_mask[b, a] = False
     if chosen == 0:
-        # Hand counts by active value, packed 8 bits a value (a hand holds at most 127 cards): values
-        # 1-7 in ``low`` (bits 8v..), 8-10 in ``high`` (bits 8(v-8)..); bit v of ``present``: the hand
-        # holds value v.
-        low, high, present = np.int64(0), np.int64(0), np.int64(0)
+        # Hand counts by active value, packed 8 bits a value (a hand holds at most 80 cards): values
+        # 1-7 in ``low`` (bits 8v..), 8-10 in ``high`` (bits 8(v-8)..). Gathered as three 32-bit words
+        # of four values each, truncated to 32 bits at every step, so the loop runs in 32-bit lanes
+        # (twice as many cards per vector as with 64-bit sums; ~8% of this mask).
+        sum0, sum1, sum2 = np.int32(0), np.int32(0), np.int32(0)
         for c in range(N):
-            mine = np.int64((s.card_loc[b, c] == LOC_HAND) & (s.card_where[b, c] == seat))
-            v = _active_branchless(s, k, b, c)
-            present |= mine << v
-            one = mine << (8 * (v & 7))
-            low += one * (v < 8)
-            high += one * (v >= 8)
+            mine = np.int32((s.card_loc[b, c] == hand) & (s.card_where[b, c] == holder))
+            v = _active8(s, k, b, c)
+            one = np.int32(mine << (8 * (v & 3)))
+            word = v >> 2
+            sum0 = np.int32(sum0 + one * np.int32(word == 0))
+            sum1 = np.int32(sum1 + one * np.int32(word == 1))
+            sum2 = np.int32(sum2 + one * np.int32(word == 2))
+        low = (np.int64(sum0) & 0xFFFFFFFF) | (np.int64(sum1) << 32)
+        high = np.int64(sum2) & 0xFFFFFFFF
         # Bit v of ``fine``: a card of value v can start a selection (a legal A of 1..count cards of v,
         # or a legal B of one card of v). A legal B depends on the target only: its value gets the bit.
+        moves = np.int64(1) << (MOVE_ACTIONS - 1)  # TURN is always legal
         fine = np.int64(0)
         for t in range(k.num_targets):
             pos = _target_position(k, seat, t)
-            open_ = _target_open(s, k, b, pos)
-            s.legal_mask[b, k.take_base + t] = open_
-            if open_:
-                w = np.int64(s.set_value[b, pos])
-                size = np.int64(s.set_size[b, pos]) + 1
-                if _free_size(s, b, w, size, size):
-                    fine |= np.int64(1) << w
-        rest = present & ~fine
-        for v in range(1, MAX_VALUE + 1):
-            if (rest >> v) & 1:
-                n = (low >> (8 * v)) & 0xFF if v < 8 else (high >> (8 * (v - 8))) & 0xFF
-                if _free_size(s, b, v, 1, n):
-                    fine |= np.int64(1) << v
+            size = np.int64(s.set_size[b, pos]) + 1
+            open_ = (size > 1) & (not (k.finisher_closed and s.out[b, _owner(k, pos)]))
+            moves |= np.int64(open_) << (1 + NUM_TARGETS + t)  # TAKE
+            blocked = _size_bit(_blocked_sizes(s, b, s.set_value[b, pos]), size)
+            fine |= np.int64(open_ & (not blocked)) << s.set_value[b, pos]
+        fine |= _start_values(s, b, low, high)  # a legal A
         for c in range(N):
-            mine = (s.card_loc[b, c] == LOC_HAND) & (s.card_where[b, c] == seat)
+            mine = (s.card_loc[b, c] == hand) & (s.card_where[b, c] == holder)
             s.legal_mask[b, c] = mine & (((fine >> _active_branchless(s, k, b, c)) & 1) != 0)
-        s.legal_mask[b, k.turn_action] = True
     else:
         # A selection of ``chosen`` cards of value v: another card of v while a larger legal set of v
-        # remains (n: the hand's cards of v, the selected ones included), PLAY if this one is legal,
-        # and with one card an ADD onto a set of v.
+        # remains (n: the hand's cards of v, the selected ones included: some size in chosen+1..n free;
+        # more than T sizes always hold a free one), PLAY if this one is legal, and with one card an
+        # ADD onto a set of v. The count is a byte (n <= 80), so the card loop stays in byte lanes. The
+        # cards are read twice (count, then write) rather than the mask row written and then cleared
+        # where no larger set is left: reading back the bytes just stored, by wider loads than the
+        # stores, waited for each store (a store-forwarding stall: that second loop cost as much as the
+        # first), and clearing them behind a branch on the result mispredicted.
         v = np.int64(s.sel_value[b])
-        n = np.int64(0)
+        value = np.int8(v)
+        n = np.uint8(0)
         for c in range(N):
-            same = (s.card_loc[b, c] == LOC_HAND) & (s.card_where[b, c] == seat) & (_active_branchless(s, k, b, c) == v)
-            n += np.int64(same)
-            s.legal_mask[b, c] = same & (not s.card_selected[b, c])
-        if not _free_size(s, b, v, chosen + 1, n):
-            for c in range(N):
-                s.legal_mask[b, c] = False
-        s.legal_mask[b, k.play] = _free_size(s, b, v, chosen, chosen)
-        if chosen == 1:
-            for t in range(k.num_targets):
-                pos = _target_position(k, seat, t)
-                if _target_open(s, k, b, pos) and s.set_value[b, pos] == v:
-                    size = np.int64(s.set_size[b, pos]) + 1
-                    s.legal_mask[b, k.add_base + t] = _free_size(s, b, v, size, size)
+            same = (s.card_loc[b, c] == hand) & (s.card_where[b, c] == holder) & (_active8(s, k, b, c) == value)
+            n = np.uint8(n + np.uint8(same))
+        blocked = _blocked_sizes(s, b, v)
+        span = np.int64(n) - chosen  # the sizes chosen+1..n; those of 64 or more are free (``_size_bit``)
+        sizes = (_U1 << np.uint64(min(max(span, 0), 63))) - _U1
+        window = ((~blocked >> np.uint64(min(chosen + 1, 63))) & sizes) != _U0
+        more = (span >= 1) & ((span > T) | (n >= 64) | window)
+        for c in range(N):
+            same = (s.card_loc[b, c] == hand) & (s.card_where[b, c] == holder) & (_active8(s, k, b, c) == value)
+            s.legal_mask[b, c] = same & more & (not s.card_selected[b, c])
+        moves = np.int64(not _size_bit(blocked, chosen))  # PLAY
+        for t in range(k.num_targets):
+            pos = _target_position(k, seat, t)
+            size = np.int64(s.set_size[b, pos]) + 1
+            open_ = (size > 1) & (not (k.finisher_closed and s.out[b, _owner(k, pos)]))
+            add = open_ & (chosen == 1) & (s.set_value[b, pos] == v) & (not _size_bit(blocked, size))
+            moves |= np.int64(add) << (1 + t)
+    store_bit_bytes(s.legal_mask, b, N, np.uint64(moves), MOVE_ACTIONS)
 
 
 @njit(cache=True, _nrt=False)
@@ -494,13 +606,19 @@ def _observe_game(s, k, b, seat, out):
 @njit(cache=True, _nrt=False)
 def step_range(s, k, actions, active, lo, hi):
     """Steps the live, active games among ``lo..hi-1`` with their (legal) actions, then their masks;
-    every game's rewards in the range are reset first (only the steps that end the game pay)."""
+    every game's rewards in the range are reset first (only the steps that end the game pay). The game
+    index is unsigned (``np.uintp``): Numba adds a negative-index wraparound to every array access with a
+    signed one. No prefetching (Keine Ahnung's ``_prefetch_game``): a dnp game's state is ~380 bytes,
+    ~1.5 MB at batch 4,096, which stays in a core's 2 MB L2; prefetching the card and mask rows four
+    games ahead made the step no faster (``kernel_ab``: 0.98x without it)."""
     for b in range(lo, hi):
+        g = np.uintp(b)
         for p in range(s.rewards.shape[1]):
-            s.rewards[b, p] = 0.0
-        if active[b] and not (s.terminated[b] or s.truncated[b]):
-            _step_game(s, k, b, actions[b])
-            _mask_game(s, k, b)
+            if s.rewards[g, p] != 0.0:  # a conditional store: LLVM made the plain loop a memset call per game
+                s.rewards[g, p] = 0.0
+        if active[g] and not (s.terminated[g] or s.truncated[g]):
+            _step_game(s, k, g, actions[g])
+            _mask_game(s, k, g)
 
 
 @njit(cache=True, parallel=True)
@@ -654,6 +772,7 @@ PACKED = {step_range: step_range_packed, step_range_checked: step_range_checked_
 """The serial entry points' packed twins (``CompiledCore._run`` calls these on a packed core)."""
 
 
-# The rules compile in the random stream's kernels (``rng.py``) and the packed entry points the field
-# readers (``packing.py``): a change there must reach this module's cached machine code too (``kernel_cache``).
-drop_stale_cache(__file__, step_range, [_rng_module.__file__, _packing_module.__file__])
+# The rules compile in the random stream's kernels (``rng.py``), the bit intrinsics (``bits.py``) and the
+# packed entry points the field readers (``packing.py``): a change there must reach this module's cached
+# machine code too (``kernel_cache``).
+drop_stale_cache(__file__, step_range, [_rng_module.__file__, _bits_module.__file__, _packing_module.__file__])
