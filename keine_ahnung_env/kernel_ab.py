@@ -16,6 +16,7 @@ exactly (the same rules and the same random draws).
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import os
 import shutil
@@ -140,3 +141,24 @@ def main(argv, *, description: str, package: str, default_after: str, make_core:
           f"after / before: {r['after_median_ns'] / r['before_median_ns']:.3f} (medians)")
     print(f"  every replay reproduced the recorded final state: {r['identical']}"
           + ("" if r["identical"] else f" (before: {r['before_identical']}, after: {r['after_identical']})"))
+
+
+def game_entry_points(package: str, make_core: Callable, description: str):
+    """``(run, main)`` of a game's ``kernel_ab`` module: ``run(before, after, batch=4096, steps=40,
+    rounds=12, seed=0)`` (:func:`run` with the game's ``STATE_FIELDS`` and a warm-up of 500 steps) and
+    ``main(argv=None)`` (its command line, ``--after`` defaulting to the game's own ``kernels.py``).
+    ``package`` is the game's package, ``make_core(batch, seed)`` builds its 4-player core."""
+
+    def state_fields() -> Sequence[str]:
+        return importlib.import_module(package + ".kernels").STATE_FIELDS
+
+    def run_game(before: str, after: str, batch: int = 4096, steps: int = 40, rounds: int = 12,
+                 seed: int = 0) -> dict:
+        return run(package, make_core, state_fields(), before, after, batch, steps, rounds, seed, warmup=500)
+
+    def main_game(argv=None) -> None:
+        folder = os.path.dirname(importlib.import_module(package).__file__)
+        main(argv, description=description, package=package, default_after=os.path.join(folder, "kernels.py"),
+             make_core=make_core, state_fields=state_fields())
+
+    return run_game, main_game

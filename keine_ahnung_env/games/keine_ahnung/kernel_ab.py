@@ -12,8 +12,6 @@ final state exactly (the same rules and the same random draws).
 
 from __future__ import annotations
 
-import os
-
 from ... import kernel_ab as _ab
 
 
@@ -28,17 +26,8 @@ def _make_core(batch: int, seed: int):
     return KeineAhnungCore(batch, Rules.make(4), seed=seed)
 
 
-def run(before: str, after: str, batch: int = 4096, steps: int = 40, rounds: int = 12, seed: int = 0) -> dict:
-    """``kernel_ab.run`` for Keine Ahnung (500 warm-up steps: about one game)."""
-    from .kernels import STATE_FIELDS
-    return _ab.run(__package__, _make_core, STATE_FIELDS, before, after, batch, steps, rounds, seed, warmup=500)
-
-
-def main(argv=None) -> None:
-    from .kernels import STATE_FIELDS
-    _ab.main(argv, description=__doc__.split("\n")[0], package=__package__,
-             default_after=os.path.join(os.path.dirname(__file__), "kernels.py"), make_core=_make_core,
-             state_fields=STATE_FIELDS)
+# 500 warm-up steps before the recording: about one game.
+run, main = _ab.game_entry_points(__package__, _make_core, __doc__.split("\n")[0])
 
 
 if __name__ == "__main__":
