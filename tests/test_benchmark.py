@@ -168,3 +168,21 @@ def test_the_batch1_driver_ceiling_survives_a_game_that_ended_in_the_core_run(mo
     monkeypatch.setattr(KeineAhnungCore, "step", step_and_end)
     pair = benchmark.measure_scalar_pair(4, SimpleNamespace(seed=0, seconds=0.02, repeats=1))
     assert pair["driver_decisions_per_s"] > 0 and pair["ratio_ceiling"] > 0
+
+
+def test_in_turns_alternates_the_measurements():
+    """Ratios of the aec, sb3 and batch-1 comparisons come from measurements taken in turns (one repeat
+    of each side, then again), so that both sides of a ratio meet the machine in the same phase."""
+    from keine_ahnung_env.benchmark import in_turns
+
+    calls = []
+
+    def measurement(name, count):
+        def once():
+            calls.append(name)
+            return count, 2.0, {}
+        return once
+
+    rates = in_turns([measurement("ours", 10), measurement("peer", 4)], repeats=3)
+    assert calls == ["ours", "peer"] * 3
+    assert rates == [[5.0] * 3, [2.0] * 3]
