@@ -106,6 +106,16 @@ def _target_position(k, seat, target):
     return pos - T if pos >= T else pos
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def _target(s, k, b, seat, target):
+    """``target`` (an ADD / TAKE target) seen from ``seat``: its position, the size a set there has with
+    one more card, and whether it is open (a set lies there, and not in front of a finished seat when
+    ``finisher_closed``)."""
+    pos = _target_position(k, seat, target)
+    size = np.int64(s.set_size[b, pos]) + 1
+    return pos, size, (size > 1) & (not (k.finisher_closed and s.out[b, _owner(k, pos)]))
+
+
 # The card loops below visit every card and write every card's fields, choosing the value without a
 # branch: whether a card is in a given set or hand is as good as random to the branch predictor, and
 # unconditional stores let the loops vectorise. Each loop's result is the one of the plain ``if``.
@@ -460,9 +470,7 @@ def _mask_game(s, k, b):
         moves = np.int64(1) << (MOVE_ACTIONS - 1)  # TURN is always legal
         fine = np.int64(0)
         for t in range(k.num_targets):
-            pos = _target_position(k, seat, t)
-            size = np.int64(s.set_size[b, pos]) + 1
-            open_ = (size > 1) & (not (k.finisher_closed and s.out[b, _owner(k, pos)]))
+            pos, size, open_ = _target(s, k, b, seat, t)
             moves |= np.int64(open_) << (1 + NUM_TARGETS + t)  # TAKE
             blocked = _size_bit(_blocked_sizes(s, b, s.set_value[b, pos]), size)
             fine |= np.int64(open_ & (not blocked)) << s.set_value[b, pos]
@@ -495,9 +503,7 @@ def _mask_game(s, k, b):
             s.legal_mask[b, c] = same & more & (not s.card_selected[b, c])
         moves = np.int64(not _size_bit(blocked, chosen))  # PLAY
         for t in range(k.num_targets):
-            pos = _target_position(k, seat, t)
-            size = np.int64(s.set_size[b, pos]) + 1
-            open_ = (size > 1) & (not (k.finisher_closed and s.out[b, _owner(k, pos)]))
+            pos, size, open_ = _target(s, k, b, seat, t)
             add = open_ & (chosen == 1) & (s.set_value[b, pos] == v) & (not _size_bit(blocked, size))
             moves |= np.int64(add) << (1 + t)
     store_bit_bytes(s.legal_mask, b, N, np.uint64(moves), MOVE_ACTIONS)
