@@ -3,6 +3,8 @@
 * :func:`popcount`, :func:`count_trailing_zeros`: set bits and trailing zero bits of an integer word;
 * :func:`load_word`: 8 bytes of a row of a byte array (bool, int8, uint8) as one integer, by one
   unaligned load (byte i = bits 8i..8i+7): masks read a word at a time instead of a byte at a time;
+* :func:`byte_bits`: which of up to 64 bytes of a row of a byte array equal a constant, as the bits of
+  one integer, by one (masked) vector load and compare: a bit set per card location without a loop;
 * :func:`prefetch`, :func:`prefetch_write`: ask the CPU to bring an element's cache line closer, for
   reading or for writing (a hint: no load, no fault);
 * :func:`copy_row`: a row of a table into a 1-d array as one fixed-size ``memcpy`` (vector loads and
@@ -80,6 +82,36 @@ def load_word(typingctx, array, row, col):
             word = builder.bswap(word)
         return word
     return types.uint64(array, row, col), codegen
+
+
+@intrinsic
+def byte_bits(typingctx, array, row, col, count, value):
+    """The bits of ``array[row, col + j] == value`` for ``j < count`` as a uint64 (bit j; the bits from
+    ``count`` on are 0): ``array`` a C-contiguous 2-d byte array (bool, int8, uint8), ``count`` at most 64
+    (0 or less: 0), ``value`` a compile-time constant (a module-level int). Only the ``count`` bytes are
+    read: one masked vector load (LLVM's ``masked.load``, which reads no byte the mask leaves out, so the
+    end of a row or of the array is safe) and one byte compare (with AVX-512BW: ``vmovdqu8`` under a mask
+    register, ``vpcmpeqb`` into one, ``kmovq``)."""
+    if not (_is_row_array(array, byte_dtype=True) and isinstance(count, types.Integer)
+            and isinstance(value, types.IntegerLiteral)):
+        return None
+    byte = value.literal_value & 0xFF
+
+    def codegen(context, builder, signature, args):
+        address = _element_address(context, builder, signature, args)
+        i64, i8 = ir.IntType(64), ir.IntType(8)
+        n = context.cast(builder, args[3], signature.args[3], types.int64)
+        low = builder.lshr(ir.Constant(i64, -1), builder.sub(ir.Constant(i64, 64), n))  # n in 1..64
+        low = builder.select(builder.icmp_signed("<=", n, ir.Constant(i64, 0)), ir.Constant(i64, 0), low)
+        low = builder.select(builder.icmp_signed(">=", n, ir.Constant(i64, 64)), ir.Constant(i64, -1), low)
+        lanes = builder.bitcast(low, ir.VectorType(ir.IntType(1), 64))
+        vector = ir.VectorType(i8, 64)
+        fnty = ir.FunctionType(vector, [address.type, ir.IntType(32), lanes.type, vector])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.masked.load.v64i8.p0")
+        data = builder.call(fn, [address, ir.Constant(ir.IntType(32), 1), lanes, ir.Constant(vector, None)])
+        equal = builder.icmp_unsigned("==", data, ir.Constant(vector, [byte] * 64))
+        return builder.and_(builder.bitcast(equal, i64), low)
+    return types.uint64(array, row, col, count, value), codegen
 
 
 def _prefetch_codegen(write: int):

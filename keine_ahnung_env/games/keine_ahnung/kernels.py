@@ -26,7 +26,7 @@ from . import actions, config, deck, observation
 from ... import bits as _bits_module
 from ... import packing as _packing_module
 from ... import rng as _rng_module
-from ...bits import copy_row, count_trailing_zeros, opaque, popcount, prefetch, prefetch_write, store_bit_bytes
+from ...bits import byte_bits, copy_row, count_trailing_zeros, opaque, popcount, prefetch, prefetch_write, store_bit_bytes
 from ...kernel_cache import drop_stale_cache
 from ...packing import bool_at, check_actions_kernel, field1, field2, field3, float_at, int_at  # noqa: F401
 from ...rng import shuffle
@@ -601,7 +601,10 @@ def _observe_game(s, k, b, seat, out):
     _observe_layouts(s, k, b, seat, out)
     _observe_card_counts(s, k, b, out)
     if pending >= 0 and not k.perfect_memory:  # without memory a revealed pending card is face up: not unknown
-        hidden, covered, aside = _counted_in(s.card_loc[b, pending], False, False)
+        loc = s.card_loc[b, pending]
+        hidden, covered, aside = _counted_in(np.uint64(loc == LOC_DRAW), np.uint64(loc == LOC_LAYOUT),
+                                             np.uint64(loc == LOC_PILE), np.uint64(loc == LOC_ASIDE),
+                                             np.uint64(0), False)
         t = k.card_type[pending]
         out[k.off_unknown_cards + t] -= np.float32(hidden)
         out[k.off_covered_cards + t] -= np.float32(covered)
@@ -649,16 +652,16 @@ def _observe_layouts(s, k, b, seat, out):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _counted_in(loc, known, perfect):
-    """Whether a card at location ``loc`` (``known``: ``card_known``) counts in ``unknown_cards``,
-    ``covered_cards`` and ``set_aside_cards``. Perfect memory: draw-pile cards and layout cards never
-    revealed are unknown, pile cards covered (the tops are taken off after), set-aside cards set aside.
-    Without memory: every card not face up is unknown (draw pile, layouts, piles less their tops),
-    set-aside cards set aside. Prizes and a drawn pending card count nowhere. No branch: the location
-    is as good as random to the branch predictor."""
-    pile = loc == LOC_PILE
-    hidden = (loc == LOC_DRAW) | ((loc == LOC_LAYOUT) & (not (perfect & known))) | (pile & (not perfect))
-    return hidden, pile & perfect, loc == LOC_ASIDE
+def _counted_in(draw, layout, pile, aside, known, perfect):
+    """Which cards count in ``unknown_cards``, ``covered_cards`` and ``set_aside_cards``, as bit sets (a
+    bit per card, uint64) from the bit sets of the cards in the draw pile, in layouts, on piles, set aside
+    and ``card_known``. Perfect memory: draw-pile cards and layout cards never revealed are unknown, pile
+    cards covered (the tops are taken off after), set-aside cards set aside. Without memory: every card
+    not face up is unknown (draw pile, layouts, piles less their tops), set-aside cards set aside. Prizes
+    and a drawn pending card count nowhere."""
+    remembered = np.uint64(0) - np.uint64(perfect)  # every bit with perfect memory, none without
+    hidden = draw | (layout & ~(known & remembered)) | (pile & ~remembered)
+    return hidden, pile & remembered, aside
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -666,12 +669,13 @@ def _observe_card_counts(s, k, b, out):
     """The per-type sections ``unknown_cards``, ``covered_cards`` and ``set_aside_cards`` (every entry
     written), and the set-aside count of ``table_counts``.
 
-    Where a card counts is ``_counted_in``. Each 64 cards make one bit set per section (LLVM vectorises the
-    loop: no branch, no read-modify-write of ``out`` per card), and each type's count is the popcount
-    of the set with the type's cards (``type_masks[w]``, a loop LLVM vectorises too). The first word's
-    counts are stored, the other words' added: no load of an entry the ``memset`` just zeroed (a load
-    right after a wider store stalls). Indices are unsigned or from zero: Numba adds a negative-index
-    check to every other signed one."""
+    Where a card counts is ``_counted_in``. Each 64 cards make one bit set per section, from one bit set
+    per location (``byte_bits``: a masked vector load and a byte compare each; no loop over the cards),
+    and each type's count is the popcount
+    of the set with the type's cards (``type_masks[w]``, a loop LLVM vectorises: vector popcounts). The
+    first word's counts are stored, the other words' added: no load of an entry the ``memset`` just zeroed
+    (a load right after a wider store stalls). Indices are unsigned or from zero: Numba adds a
+    negative-index check to every other signed one."""
     N = s.card_loc.shape[1]
     perfect = k.perfect_memory
     unknown_out = out[k.off_unknown_cards:]
@@ -680,14 +684,11 @@ def _observe_card_counts(s, k, b, out):
     total_aside = np.uint64(0)
     for w in range(k.type_masks.shape[0]):
         first = w * 64
-        unknown, covered, aside = np.uint64(0), np.uint64(0), np.uint64(0)
-        for j in range(min(N - first, 64)):
-            c = np.uintp(first + j)
-            bit = np.uint64(1) << np.uint64(j)
-            in_unknown, in_covered, in_aside = _counted_in(s.card_loc[b, c], s.card_known[b, c], perfect)
-            unknown |= bit * np.uint64(in_unknown)
-            covered |= bit * np.uint64(in_covered)
-            aside |= bit * np.uint64(in_aside)
+        n = min(N - first, 64)
+        unknown, covered, aside = _counted_in(
+            byte_bits(s.card_loc, b, first, n, LOC_DRAW), byte_bits(s.card_loc, b, first, n, LOC_LAYOUT),
+            byte_bits(s.card_loc, b, first, n, LOC_PILE), byte_bits(s.card_loc, b, first, n, LOC_ASIDE),
+            byte_bits(s.card_known, b, first, n, 1), perfect)
         total_aside += popcount(aside)
         masks = k.type_masks[w]
         if w == 0:  # every type written (0 where it has no card here): no read of a zeroed entry
