@@ -60,6 +60,7 @@ SLOT_WIDTH = 18
 """A layout slot's entries in the observation (``observation.SLOT_FEATURES``): empty / unknown / known,
 then the known card's 15 features."""
 assert SLOT_WIDTH == observation.SLOT_FEATURES, "kernels.SLOT_WIDTH differs from observation.SLOT_FEATURES"
+assert config.MAX_PLAYERS * SLOTS <= 64, "_observe_earlier_pools holds a set of layout slots as the bits of one uint64"
 
 NUM_ACTIONS = ACTION_KEEP + 1
 assert NUM_ACTIONS == actions.NUM_ACTIONS <= 64, "_mask_game builds a mask row as the bits of one uint64: update it"
@@ -719,20 +720,22 @@ def _observe_earlier_pools(s, k, b, seat, out):
     each card lies stays hidden.
 
     Without arrays (no allocation here) the layouts section serves as scratch (``_observe_layouts`` writes
-    every entry of it afterwards): the m such slots as a compact list (slot, age, type; every slot is
-    written at place m and counted only if it is such a slot: no branch), then for each its rank among
-    its pool's slots in slot order (``rank``) and the place of its type in the pools' listing (age, then
-    type, then slot order: ``listed``), and the slot at each place of the slot-order listing (``slot_at``). Each rank is
-    a branch-free count over the list, O(m^2) with m usually 0-5: comparisons would mispredict."""
+    every entry of it afterwards). First a pass over the slots finds such slots as the bits of one word
+    (no branch, nothing stored; ``P * SLOTS <= 64``); in about half the rows there is none and that is
+    all. Else the m such slots become a compact list (slot, age, type) from the word's bits, then for
+    each its rank among its pool's slots in slot order (``rank``) and the place of its type in the pools'
+    listing (age, then type, then slot order: ``listed``), and the slot at each place of the slot-order
+    listing (``slot_at``). Each rank is a branch-free count over the list, O(m^2) with m usually 0-5:
+    comparisons would mispredict."""
     P = k.num_players
     n = P * SLOTS
     reshuffles = s.reshuffles[b]
     slot_of = k.off_layouts
     age_of, type_of, rank, listed, slot_at = slot_of + n, slot_of + 2 * n, slot_of + 3 * n, slot_of + 4 * n, \
         slot_of + 5 * n
-    scratch = out[slot_of:]  # written at unsigned places (no negative-index checks) in the first loop
+    scratch = out[slot_of:]  # written at unsigned places (no negative-index checks) in the list loop
     n_u = np.uintp(n)
-    m = 0
+    slots = np.uint64(0)  # bit rel * SLOTS + slot: an unknown card from an earlier shuffle lies there
     for rel in range(P):
         p = seat + rel
         if p >= P:
@@ -740,14 +743,24 @@ def _observe_earlier_pools(s, k, b, seat, out):
         for slot in range(SLOTS):
             card = np.intp(s.layout[b, np.uintp(p), np.uintp(slot)])
             held = np.uintp(card + np.intp(card < 0))  # card 0 stands in for an empty slot (-1); not counted
-            age = reshuffles - s.card_epoch[b, held]
-            at = np.uintp(m)
-            scratch[at] = rel * SLOTS + slot
-            scratch[n_u + at] = age
-            scratch[np.uintp(2) * n_u + at] = k.card_type[held]
-            m += (card >= 0) & (not s.card_known[b, held]) & (age >= 1)
-    if m == 0:
+            earlier = (card >= 0) & (not s.card_known[b, held]) & (reshuffles - s.card_epoch[b, held] >= 1)
+            slots |= np.uint64(earlier) << np.uint64(rel * SLOTS + slot)
+    if slots == 0:
         return
+    m = 0
+    while slots != 0:
+        i = count_trailing_zeros(slots)
+        slots &= slots - np.uint64(1)
+        rel = i // SLOTS
+        p = seat + rel
+        if p >= P:
+            p -= P
+        held = np.uintp(s.layout[b, np.uintp(p), np.uintp(i - rel * SLOTS)])
+        at = np.uintp(m)
+        scratch[at] = i
+        scratch[n_u + at] = reshuffles - s.card_epoch[b, held]
+        scratch[np.uintp(2) * n_u + at] = k.card_type[held]
+        m += 1
     for a in range(m):
         age_a, type_a = out[age_of + a], out[type_of + a]
         younger = 0  # entries of younger pools: the pool's first place in either listing
