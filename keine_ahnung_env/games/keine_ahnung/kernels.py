@@ -720,20 +720,19 @@ def _observe_earlier_pools(s, k, b, seat, out):
     each card lies stays hidden.
 
     Without arrays (no allocation here) the layouts section serves as scratch (``_observe_layouts`` writes
-    every entry of it afterwards). First a pass over the slots finds such slots as the bits of one word
-    (no branch, nothing stored; ``P * SLOTS <= 64``); in about half the rows there is none and that is
-    all. Else the m such slots become a compact list (slot, age, type) from the word's bits, then for
-    each its rank among its pool's slots in slot order (``rank``) and the place of its type in the pools'
-    listing (age, then type, then slot order: ``listed``), and the slot at each place of the slot-order
-    listing (``slot_at``). Each rank is a branch-free count over the list, O(m^2) with m usually 0-5:
-    comparisons would mispredict."""
+    every entry of it afterwards). Sets of slots are the bits of one word (bit ``rel * SLOTS + slot``;
+    ``P * SLOTS <= 64``), walked in slot order by ``count_trailing_zeros``. A first pass over the slots
+    finds such slots (no branch, nothing stored); in about half the rows there is none and that is all.
+    Else each such slot's age and sort key (type * 64 + slot) go to scratch at the slot's place, and the
+    pools are taken youngest first: one walk finds the youngest age and its slots (the pool), the next
+    lists the pool's slots in order and writes its number, and each card's place among the pool's keys
+    (a count over the pool: q^2 compares for a pool of q, q usually 1-5) names the slot that shows its
+    type. Ages and keys are small integers, exact as float32. In random play (4,096 games after 400-600
+    steps) about half the rows have no such slot, the mean is about 2 (at most ~18) in 1 or 2 pools."""
     P = k.num_players
     n = P * SLOTS
     reshuffles = s.reshuffles[b]
-    slot_of = k.off_layouts
-    age_of, type_of, rank, listed, slot_at = slot_of + n, slot_of + 2 * n, slot_of + 3 * n, slot_of + 4 * n, \
-        slot_of + 5 * n
-    scratch = out[slot_of:]  # written at unsigned places (no negative-index checks) in the list loop
+    scratch = out[k.off_layouts:]  # written and read at unsigned places (no negative-index checks)
     n_u = np.uintp(n)
     slots = np.uint64(0)  # bit rel * SLOTS + slot: an unknown card from an earlier shuffle lies there
     for rel in range(P):
@@ -747,42 +746,52 @@ def _observe_earlier_pools(s, k, b, seat, out):
             slots |= np.uint64(earlier) << np.uint64(rel * SLOTS + slot)
     if slots == 0:
         return
-    m = 0
-    while slots != 0:
-        i = count_trailing_zeros(slots)
-        slots &= slots - np.uint64(1)
+    left = slots
+    while left != 0:  # each such slot's age and sort key (type, then slot), at its slot's place
+        i = count_trailing_zeros(left)
+        left &= left - np.uint64(1)
         rel = i // SLOTS
         p = seat + rel
         if p >= P:
             p -= P
         held = np.uintp(s.layout[b, np.uintp(p), np.uintp(i - rel * SLOTS)])
-        at = np.uintp(m)
-        scratch[at] = i
-        scratch[n_u + at] = reshuffles - s.card_epoch[b, held]
-        scratch[np.uintp(2) * n_u + at] = k.card_type[held]
-        m += 1
-    for a in range(m):
-        age_a, type_a = out[age_of + a], out[type_of + a]
-        younger = 0  # entries of younger pools: the pool's first place in either listing
-        rank_a = 0
-        listed_a = 0
-        for c in range(m):
-            age_c, type_c = out[age_of + c], out[type_of + c]
-            same = age_c == age_a
-            younger += age_c < age_a
-            rank_a += same & (c < a)
-            listed_a += same & ((type_c < type_a) | ((type_c == type_a) & (c < a)))
-        out[rank + a] = rank_a
-        out[listed + a] = younger + listed_a
-        out[slot_at + younger + rank_a] = out[slot_of + a]
-    pools, cards = k.off_earlier_pool, k.off_earlier_pool_cards
-    for a in range(m):
-        age_a = out[age_of + a]
-        number = 1  # 1 + the distinct younger ages: the pools' first entries (rank 0) among them
-        for c in range(m):
-            number += (out[age_of + c] < age_a) & (out[rank + c] == 0)
-        out[pools + np.intp(out[slot_of + a])] = number
-        out[cards + np.intp(out[slot_at + np.intp(out[listed + a])])] = out[type_of + a] + 1
+        scratch[np.uintp(i)] = reshuffles - s.card_epoch[b, held]
+        scratch[n_u + np.uintp(i)] = k.card_type[held] * 64 + i
+    pools, cards = out[k.off_earlier_pool:], out[k.off_earlier_pool_cards:]
+    order = n_u + n_u  # scratch[order + r]: the r-th slot of the pool in slot order
+    number = 0
+    while slots != 0:  # the pools, youngest first: number 1, 2, ...
+        number += 1
+        pool = np.uint64(0)
+        youngest = np.float32(np.inf)
+        left = slots
+        while left != 0:
+            i = count_trailing_zeros(left)
+            left &= left - np.uint64(1)
+            age = scratch[np.uintp(i)]
+            pool = (pool & (np.uint64(0) - np.uint64(age >= youngest))) | (np.uint64(age <= youngest) << np.uint64(i))
+            youngest = min(youngest, age)
+        slots &= ~pool
+        r = np.uintp(0)
+        left = pool
+        while left != 0:
+            i = count_trailing_zeros(left)
+            left &= left - np.uint64(1)
+            scratch[order + r] = i
+            r += np.uintp(1)
+            pools[np.uintp(i)] = number
+        left = pool
+        while left != 0:  # each card's place in type order: the slot at that place gets its type
+            i = count_trailing_zeros(left)
+            left &= left - np.uint64(1)
+            key = scratch[n_u + np.uintp(i)]
+            place = np.uintp(0)
+            others = pool
+            while others != 0:
+                j = count_trailing_zeros(others)
+                others &= others - np.uint64(1)
+                place += np.uintp(scratch[n_u + np.uintp(j)] < key)
+            cards[np.uintp(scratch[order + place])] = np.float32(np.intp(key) >> 6) + 1
 
 
 # ============================================================================ batch kernels
