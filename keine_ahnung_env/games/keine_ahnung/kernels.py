@@ -632,10 +632,21 @@ def _zero(out, lo, hi):
 def _observe_layouts(s, k, b, seat, out):
     """The ``layouts`` section, every entry written, and the ``players`` section. A slot's 18 entries
     are one row of ``slot_rows``: the known card's (its own row), a face-down unknown card's (row N) or
-    an empty slot's (row N + 1)."""
+    an empty slot's (row N + 1).
+
+    Which slots hold known cards is read first, as the bits of one word (``P * SLOTS <= 64``), before
+    any store to the row: a ``card_known`` load at a card-dependent place among the row's stores cost
+    ~60 ns a row at batch 4,096 (one thread; the loads waited on the stores before them, although
+    they never overlap: the same loads before the stores cost next to nothing)."""
     P, N = k.num_players, s.card_loc.shape[1]
     perfect = k.perfect_memory
     layouts = out[k.off_layouts:k.off_table_counts]
+    known_slots = np.uint64(0)
+    for p in range(P):
+        for slot in range(SLOTS):
+            card = np.intp(s.layout[b, np.uintp(p), np.uintp(slot)])
+            held = np.uintp(card + np.intp(card < 0))
+            known_slots |= np.uint64((card >= 0) & s.card_known[b, held]) << np.uint64(p * SLOTS + slot)  # bit p*SLOTS+slot
     for rel in range(P):
         p = seat + rel
         if p >= P:
@@ -644,7 +655,7 @@ def _observe_layouts(s, k, b, seat, out):
             card = np.intp(s.layout[b, np.uintp(p), np.uintp(slot)])
             empty = np.intp(card < 0)
             held = np.uintp(card + empty)  # card 0 stands in for an empty slot (-1): read, never shown
-            known = np.intp(perfect & (empty == 0) & s.card_known[b, held])
+            known = np.intp(perfect & ((known_slots >> np.uint64(p * SLOTS + slot)) & np.uint64(1) != 0))
             row = np.uintp(N + empty + known * (np.intp(held) - N))
             copy_row(layouts, (rel * SLOTS + slot) * SLOT_WIDTH, k.slot_rows, row, SLOT_WIDTH)
         out[k.off_players + 3 * rel] = s.trophy_count[b, p]
