@@ -646,7 +646,7 @@ def _observe_layouts(s, k, b, seat, out):
         for slot in range(SLOTS):
             card = np.intp(s.layout[b, np.uintp(p), np.uintp(slot)])
             held = np.uintp(card + np.intp(card < 0))
-            known_slots |= np.uint64((card >= 0) & s.card_known[b, held]) << np.uint64(p * SLOTS + slot)  # bit p*SLOTS+slot
+            known_slots |= np.uint64((card >= 0) & s.card_known[b, held]) << np.uint64(p * SLOTS + slot)
     for rel in range(P):
         p = seat + rel
         if p >= P:
