@@ -578,7 +578,8 @@ def _observe_game(s, k, b, seat, out):
     layouts and the per-type card counts are computed without branches (a branch there mispredicts
     about every other time) and with few instructions per slot and per card: a table row per slot, a
     bit set per section of the per-type counts. The layouts section is written whole, so only the
-    other sections are zeroed first."""
+    other sections are zeroed first. The state the layouts and the earlier pools read at card-dependent
+    places is read before the row's stores (``_layout_bits``)."""
     P = k.num_players
     _zero(out, 0, k.off_layouts)
     _zero(out, k.off_table_counts, out.shape[0])
@@ -597,9 +598,10 @@ def _observe_game(s, k, b, seat, out):
             out[k.off_pending_slot + s.pending_slot[b]] = 1.0
     for f in range(NUM_FACES):
         out[k.off_pile_tops + f] = s.top_count[b, f]
+    known, earlier = _layout_bits(s, b)
     if k.perfect_memory:  # first: it borrows the layouts section as scratch
-        _observe_earlier_pools(s, k, b, seat, out)
-    _observe_layouts(s, k, b, seat, out)
+        _observe_earlier_pools(s, k, b, seat, out, earlier)
+    _observe_layouts(s, k, b, seat, out, known)
     _observe_card_counts(s, k, b, out)
     if pending >= 0 and not k.perfect_memory:  # without memory a revealed pending card is face up: not unknown
         loc = s.card_loc[b, pending]
@@ -629,24 +631,35 @@ def _zero(out, lo, hi):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _observe_layouts(s, k, b, seat, out):
+def _layout_bits(s, b):
+    """The layout slots that hold known cards and those that hold unknown cards from an earlier shuffle
+    than the draw pile's (``_observe_earlier_pools``), as the bits of two words (bit ``p * SLOTS + slot``
+    for seat p; ``P * SLOTS <= 64``). Read in one pass before any store to the observation row: a
+    ``card_known`` load at a card-dependent place among the row's stores cost ~60 ns a row at batch
+    4,096 (one thread; the loads waited on the stores before them, although they never overlap)."""
+    known, earlier = np.uint64(0), np.uint64(0)
+    reshuffles = s.reshuffles[b]
+    for p in range(s.layout.shape[1]):
+        for slot in range(SLOTS):
+            card = np.intp(s.layout[b, np.uintp(p), np.uintp(slot)])
+            held = np.uintp(card + np.intp(card < 0))  # card 0 stands in for an empty slot (-1); not counted
+            bit = np.uint64(1) << np.uint64(p * SLOTS + slot)
+            shown = (card >= 0) & s.card_known[b, held]
+            known |= bit * np.uint64(shown)
+            earlier |= bit * np.uint64((card >= 0) & (not shown) & (reshuffles - s.card_epoch[b, held] >= 1))
+    return known, earlier
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _observe_layouts(s, k, b, seat, out, known_slots):
     """The ``layouts`` section, every entry written, and the ``players`` section. A slot's 18 entries
     are one row of ``slot_rows``: the known card's (its own row), a face-down unknown card's (row N) or
     an empty slot's (row N + 1).
 
-    Which slots hold known cards is read first, as the bits of one word (``P * SLOTS <= 64``), before
-    any store to the row: a ``card_known`` load at a card-dependent place among the row's stores cost
-    ~60 ns a row at batch 4,096 (one thread; the loads waited on the stores before them, although
-    they never overlap: the same loads before the stores cost next to nothing)."""
+    ``known_slots``: the slots that hold known cards (``_layout_bits``)."""
     P, N = k.num_players, s.card_loc.shape[1]
     perfect = k.perfect_memory
     layouts = out[k.off_layouts:k.off_table_counts]
-    known_slots = np.uint64(0)
-    for p in range(P):
-        for slot in range(SLOTS):
-            card = np.intp(s.layout[b, np.uintp(p), np.uintp(slot)])
-            held = np.uintp(card + np.intp(card < 0))
-            known_slots |= np.uint64((card >= 0) & s.card_known[b, held]) << np.uint64(p * SLOTS + slot)
     for rel in range(P):
         p = seat + rel
         if p >= P:
@@ -720,7 +733,7 @@ def _observe_card_counts(s, k, b, out):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _observe_earlier_pools(s, k, b, seat, out):
+def _observe_earlier_pools(s, k, b, seat, out, earlier):
     """The ``earlier_pool`` and ``earlier_pool_cards`` sections of observation version 2 (perfect memory;
     ``observation.py``), into ``out`` whose two sections are zeros; the layouts section is written after.
 
@@ -732,9 +745,9 @@ def _observe_earlier_pools(s, k, b, seat, out):
 
     Without arrays (no allocation here) the layouts section serves as scratch (``_observe_layouts`` writes
     every entry of it afterwards). Sets of slots are the bits of one word (bit ``rel * SLOTS + slot``;
-    ``P * SLOTS <= 64``), walked in slot order by ``count_trailing_zeros``. A first pass over the slots
-    finds such slots (no branch, nothing stored); in about half the rows there is none and that is all.
-    Else each such slot's age and sort key (type * 64 + slot) go to scratch at the slot's place, and the
+    ``P * SLOTS <= 64``), walked in slot order by ``count_trailing_zeros``. ``earlier``: such slots by
+    seat (``_layout_bits``), rotated to relative seats; in about half the rows there is none and that
+    is all. Else each such slot's age and sort key (type * 64 + slot) go to scratch at the slot's place, and the
     pools are taken youngest first: one walk finds the youngest age and its slots (the pool), the next
     lists the pool's slots in order and writes its number, and each card's place among the pool's keys
     (a count over the pool: q^2 compares for a pool of q, q usually 1-5) names the slot that shows its
@@ -745,16 +758,8 @@ def _observe_earlier_pools(s, k, b, seat, out):
     reshuffles = s.reshuffles[b]
     scratch = out[k.off_layouts:]  # written and read at unsigned places (no negative-index checks)
     n_u = np.uintp(n)
-    slots = np.uint64(0)  # bit rel * SLOTS + slot: an unknown card from an earlier shuffle lies there
-    for rel in range(P):
-        p = seat + rel
-        if p >= P:
-            p -= P
-        for slot in range(SLOTS):
-            card = np.intp(s.layout[b, np.uintp(p), np.uintp(slot)])
-            held = np.uintp(card + np.intp(card < 0))  # card 0 stands in for an empty slot (-1); not counted
-            earlier = (card >= 0) & (not s.card_known[b, held]) & (reshuffles - s.card_epoch[b, held] >= 1)
-            slots |= np.uint64(earlier) << np.uint64(rel * SLOTS + slot)
+    shift = np.uint64(seat * SLOTS)  # bit p * SLOTS + slot to bit rel * SLOTS + slot: a rotation
+    slots = ((earlier >> shift) | (earlier << (np.uint64(n) - shift))) & ((np.uint64(1) << np.uint64(n)) - np.uint64(1))
     if slots == 0:
         return
     left = slots
