@@ -71,12 +71,14 @@ def test_byte_bits_matches_a_loop_over_the_bytes():
     array = rng.integers(-1, 5, (4, 108)).astype(np.int8)  # the last row ends the array: no byte read past it
     flags = rng.random((4, 70)) < 0.5
     for row in range(4):
-        for col, count in ((0, 64), (64, 44), (44, 64), (100, 8), (107, 1), (5, 0), (3, -2), (0, 108)):
+        for col, count in ((0, 64), (64, 44), (44, 64), (100, 8), (107, 1), (5, 0), (3, -2), (0, 108), (3, 10),
+                           (60, 5), (50, 58), (0, 1)):
             got3, got_minus = _byte_bits(array, row, col, count)
             bytes_ = array[row, col:col + max(0, min(count, 64))]
             assert int(got3) == sum(1 << j for j, v in enumerate(bytes_) if v == 3)
             assert int(got_minus) == sum(1 << j for j, v in enumerate(bytes_) if v == -1)
-        for col, count in ((0, 64), (64, 6), (6, 64), (69, 1)):
+        for col, count in ((0, 64), (64, 6), (6, 64), (69, 1), (0, 70), (2, 30)):
+            count = min(count, 64)
             assert int(_true_bits(flags, row, col, count)) == sum(
                 1 << j for j, v in enumerate(flags[row, col:col + count]) if v)
 

@@ -26,7 +26,8 @@ from . import actions, config, deck, observation
 from ... import bits as _bits_module
 from ... import packing as _packing_module
 from ... import rng as _rng_module
-from ...bits import byte_bits, copy_row, count_trailing_zeros, opaque, popcount, prefetch, prefetch_write, store_bit_bytes
+from ...bits import (byte_bits, copy_row, count_trailing_zeros, opaque, popcount, prefetch, prefetch_write,
+                     store_bit_bytes)
 from ...kernel_cache import drop_stale_cache
 from ...packing import bool_at, check_actions_kernel, field1, field2, field3, float_at, int_at  # noqa: F401
 from ...rng import shuffle
@@ -60,7 +61,7 @@ SLOT_WIDTH = 18
 """A layout slot's entries in the observation (``observation.SLOT_FEATURES``): empty / unknown / known,
 then the known card's 15 features."""
 assert SLOT_WIDTH == observation.SLOT_FEATURES, "kernels.SLOT_WIDTH differs from observation.SLOT_FEATURES"
-assert config.MAX_PLAYERS * SLOTS <= 64, "_observe_earlier_pools holds a set of layout slots as the bits of one uint64"
+assert config.MAX_PLAYERS * SLOTS <= 64, "_layout_bits holds a set of layout slots as the bits of one uint64"
 
 NUM_ACTIONS = ACTION_KEEP + 1
 assert NUM_ACTIONS == actions.NUM_ACTIONS <= 64, "_mask_game builds a mask row as the bits of one uint64: update it"
@@ -695,7 +696,7 @@ def _observe_card_counts(s, k, b, out):
     written), and the set-aside count of ``table_counts``.
 
     Where a card counts is ``_counted_in``. Each 64 cards make one bit set per section, from one bit set
-    per location (``byte_bits``: a masked vector load and a byte compare each; no loop over the cards),
+    per location (``byte_bits``: a vector load and a byte compare each; no loop over the cards),
     and each type's count is the popcount
     of the set with the type's cards (``type_masks[w]``, a loop LLVM vectorises: vector popcounts). The
     first word's counts are stored, the other words' added: no load of an entry the ``memset`` just zeroed
@@ -759,7 +760,8 @@ def _observe_earlier_pools(s, k, b, seat, out, earlier):
     scratch = out[k.off_layouts:]  # written and read at unsigned places (no negative-index checks)
     n_u = np.uintp(n)
     shift = np.uint64(seat * SLOTS)  # bit p * SLOTS + slot to bit rel * SLOTS + slot: a rotation
-    slots = ((earlier >> shift) | (earlier << (np.uint64(n) - shift))) & ((np.uint64(1) << np.uint64(n)) - np.uint64(1))
+    every_slot = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
+    slots = ((earlier >> shift) | (earlier << (np.uint64(n) - shift))) & every_slot
     if slots == 0:
         return
     left = slots
@@ -785,7 +787,8 @@ def _observe_earlier_pools(s, k, b, seat, out, earlier):
             i = count_trailing_zeros(left)
             left &= left - np.uint64(1)
             age = scratch[np.uintp(i)]
-            pool = (pool & (np.uint64(0) - np.uint64(age >= youngest))) | (np.uint64(age <= youngest) << np.uint64(i))
+            kept = np.uint64(0) - np.uint64(age >= youngest)  # a younger age starts the pool afresh
+            pool = (pool & kept) | (np.uint64(age <= youngest) << np.uint64(i))
             youngest = min(youngest, age)
         slots &= ~pool
         r = np.uintp(0)
