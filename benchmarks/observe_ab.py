@@ -19,16 +19,21 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import sys
 import tempfile
 import time
 
 import numba
 import numpy as np
 
-from keine_ahnung_env.benchmark import sample_masked
-from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, Rules
-from keine_ahnung_env.games.keine_ahnung import kernels as THIS
-from keine_ahnung_env.games.keine_ahnung.kernel_ab import load_copy
+# This tree's package, not an installed one: run as a script, Python puts benchmarks/ first on the path,
+# and the "after" version and the constants both versions get would otherwise come from elsewhere.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from keine_ahnung_env.benchmark import sample_masked  # noqa: E402
+from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, Rules  # noqa: E402
+from keine_ahnung_env.games.keine_ahnung import kernels as THIS  # noqa: E402
+from keine_ahnung_env.games.keine_ahnung.kernel_ab import load_copy  # noqa: E402
 
 _LOOP = """
 

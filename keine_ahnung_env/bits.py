@@ -3,6 +3,8 @@
 * :func:`popcount`, :func:`count_trailing_zeros`: set bits and trailing zero bits of an integer word;
 * :func:`load_word`: 8 bytes of a row of a byte array (bool, int8, uint8) as one integer, by one
   unaligned load (byte i = bits 8i..8i+7): masks read a word at a time instead of a byte at a time;
+* :func:`byte_bits`: which of up to 64 bytes of a row of a byte array equal a constant, as the bits of
+  one integer, by one (masked) vector load and compare: a bit set per card location without a loop;
 * :func:`prefetch`, :func:`prefetch_write`: ask the CPU to bring an element's cache line closer, for
   reading or for writing (a hint: no load, no fault);
 * :func:`copy_row`: a row of a table into a 1-d array as one fixed-size ``memcpy`` (vector loads and
@@ -80,6 +82,60 @@ def load_word(typingctx, array, row, col):
             word = builder.bswap(word)
         return word
     return types.uint64(array, row, col), codegen
+
+
+@intrinsic
+def byte_bits(typingctx, array, row, col, count, value):
+    """The bits of ``array[row, col + j] == value`` for ``j < count`` as a uint64 (bit j; the bits from
+    ``count`` on are 0): ``array`` a C-contiguous 2-d byte array (bool, int8, uint8), ``count`` at most 64
+    (0 or less: 0; more: 64), ``value`` a compile-time constant (a module-level int). No byte outside the
+    row is read: where the 64 bytes that end at ``col + count`` lie in the row, one plain vector load of
+    them and one byte compare, the bits shifted down; else (a row shorter than 64 bytes, or fewer than 64
+    bytes from its start) one masked load of the ``count`` bytes (LLVM's ``masked.load``, which reads no
+    byte the mask leaves out). With AVX-512BW: ``vpcmpeqb`` into a mask register and ``kmovq``; with AVX2
+    two 32-byte compares and ``vpmovmskb``. The masked load is a few instructions with AVX-512BW and
+    emulated without it (~800 instructions with AVX2 only): the plain load first made the Keine Ahnung
+    encoder 0.60x its time before wave 11 there, not 0.95x (``NUMBA_CPU_NAME=haswell``, AVX-512
+    turned off in ``NUMBA_CPU_FEATURES``; ``benchmarks/README.md``, wave 11)."""
+    if not (_is_row_array(array, byte_dtype=True) and isinstance(count, types.Integer)
+            and isinstance(value, types.IntegerLiteral)):
+        return None
+    byte = value.literal_value & 0xFF
+
+    def codegen(context, builder, signature, args):
+        address = _element_address(context, builder, signature, args)
+        i64, i8 = ir.IntType(64), ir.IntType(8)
+        n = context.cast(builder, args[3], signature.args[3], types.int64)
+        n = builder.select(builder.icmp_signed(">", n, ir.Constant(i64, 64)), ir.Constant(i64, 64), n)
+        low = builder.lshr(ir.Constant(i64, -1), builder.sub(ir.Constant(i64, 64), n))  # n in 1..64
+        low = builder.select(builder.icmp_signed("<=", n, ir.Constant(i64, 0)), ir.Constant(i64, 0), low)
+        low = builder.select(builder.icmp_signed(">=", n, ir.Constant(i64, 64)), ir.Constant(i64, -1), low)
+        vector = ir.VectorType(i8, 64)
+        splat = ir.Constant(vector, [byte] * 64)
+        # The 64 bytes that end at col + count, where they lie in the row: a plain load, the bits shifted down.
+        col = context.cast(builder, args[2], signature.args[2], types.int64)
+        start = builder.sub(builder.add(col, n), ir.Constant(i64, 64))
+        width = builder.extract_value(context.make_array(signature.args[0])(context, builder, args[0]).shape, 1)
+        window = builder.and_(builder.and_(builder.icmp_signed(">", n, ir.Constant(i64, 0)),
+                                           builder.icmp_signed(">=", start, ir.Constant(i64, 0))),
+                              builder.icmp_signed("<=", builder.add(start, ir.Constant(i64, 64)), width))
+        result = cgutils.alloca_once(builder, i64)
+        with builder.if_else(window, likely=True) as (plain, masked):
+            with plain:
+                at = builder.gep(address, [builder.sub(n, ir.Constant(i64, 64))])
+                data = builder.load(builder.bitcast(at, vector.as_pointer()), align=1)
+                bits = builder.bitcast(builder.icmp_unsigned("==", data, splat), i64)
+                builder.store(builder.lshr(bits, builder.sub(ir.Constant(i64, 64), n)), result)
+            with masked:
+                lanes = builder.bitcast(low, ir.VectorType(ir.IntType(1), 64))
+                fnty = ir.FunctionType(vector, [address.type, ir.IntType(32), lanes.type, vector])
+                fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.masked.load.v64i8.p0")
+                align = ir.Constant(ir.IntType(32), 1)
+                data = builder.call(fn, [address, align, lanes, ir.Constant(vector, None)])
+                bits = builder.bitcast(builder.icmp_unsigned("==", data, splat), i64)
+                builder.store(builder.and_(bits, low), result)
+        return builder.load(result)
+    return types.uint64(array, row, col, count, value), codegen
 
 
 def _prefetch_codegen(write: int):

@@ -5,7 +5,7 @@ import pytest
 from numba import njit
 from numba.core.errors import TypingError
 
-from keine_ahnung_env.bits import copy_row, opaque, popcount, store_bit_bytes
+from keine_ahnung_env.bits import byte_bits, copy_row, opaque, popcount, store_bit_bytes
 
 WIDTH = 18  # a module-level int: a compile-time constant for copy_row
 
@@ -51,6 +51,37 @@ def test_popcount_matches_numpy():
     words[:3] = [0, 2**64 - 1, 1 << 63]
     expected = [bin(int(w)).count("1") for w in words]
     np.testing.assert_array_equal(_popcounts(words), expected)
+
+THREE = 3  # module-level ints: compile-time constants for byte_bits
+MINUS_ONE = -1
+
+
+@njit(cache=False)
+def _byte_bits(array, row, col, count):
+    return byte_bits(array, row, col, count, THREE), byte_bits(array, row, col, count, MINUS_ONE)
+
+
+@njit(cache=False)
+def _true_bits(array, row, col, count):
+    return byte_bits(array, row, col, count, 1)
+
+
+def test_byte_bits_matches_a_loop_over_the_bytes():
+    rng = np.random.default_rng(3)
+    array = rng.integers(-1, 5, (4, 108)).astype(np.int8)  # the last row ends the array: no byte read past it
+    flags = rng.random((4, 70)) < 0.5
+    for row in range(4):
+        for col, count in ((0, 64), (64, 44), (44, 64), (100, 8), (107, 1), (5, 0), (3, -2), (0, 108), (3, 10),
+                           (60, 5), (50, 58), (0, 1)):
+            got3, got_minus = _byte_bits(array, row, col, count)
+            bytes_ = array[row, col:col + max(0, min(count, 64))]
+            assert int(got3) == sum(1 << j for j, v in enumerate(bytes_) if v == 3)
+            assert int(got_minus) == sum(1 << j for j, v in enumerate(bytes_) if v == -1)
+        for col, count in ((0, 64), (64, 6), (6, 64), (69, 1), (0, 70), (2, 30)):
+            count = min(count, 64)
+            assert int(_true_bits(flags, row, col, count)) == sum(
+                1 << j for j, v in enumerate(flags[row, col:col + count]) if v)
+
 
 @njit(cache=False)
 def _store44(mask, row, bits):
