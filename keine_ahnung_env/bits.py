@@ -107,9 +107,8 @@ def byte_bits(typingctx, array, row, col, count, value):
         i64, i8 = ir.IntType(64), ir.IntType(8)
         n = context.cast(builder, args[3], signature.args[3], types.int64)
         n = builder.select(builder.icmp_signed(">", n, ir.Constant(i64, 64)), ir.Constant(i64, 64), n)
-        low = builder.lshr(ir.Constant(i64, -1), builder.sub(ir.Constant(i64, 64), n))  # n in 1..64
+        low = builder.lshr(ir.Constant(i64, -1), builder.sub(ir.Constant(i64, 64), n))  # n <= 64 here; n <= 0 below
         low = builder.select(builder.icmp_signed("<=", n, ir.Constant(i64, 0)), ir.Constant(i64, 0), low)
-        low = builder.select(builder.icmp_signed(">=", n, ir.Constant(i64, 64)), ir.Constant(i64, -1), low)
         vector = ir.VectorType(i8, 64)
         splat = ir.Constant(vector, [byte] * 64)
         # The 64 bytes that end at col + count, where they lie in the row: a plain load, the bits shifted down.
