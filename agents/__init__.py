@@ -23,7 +23,9 @@ checkpoint trained for another variant is refused when it is built. A non-defaul
 Spec strings: ``name`` or ``name:arg1:arg2`` (positional, in the order of the entry's
 ``positional`` parameters) or ``name:key=value``. Numbers are parsed as int or float where they
 look like one. ``ppo:path/to/checkpoint`` loads a checkpoint (``agents/ppo.py``) safely, and
-``rllib:path/to/policy.npz`` a policy trained on Ray RLlib (``agents/rllib.py``; Ray is not needed to play).
+``rllib:path/to/policy.npz`` a policy trained on Ray RLlib (``agents/rllib.py``; Ray is not needed to play),
+``advantage:path/to/model.npz`` a heuristic overruled by a network of roll-out advantages
+(``agents/advantage.py``, trained by ``python -m training.advantage``).
 
 Your own agent, by its Python import path (the rule that tells it from ``name:arg``):
 
@@ -69,7 +71,7 @@ __all__ = ["Agent", "RandomAgent", "sample_masked", "batched", "make", "availabl
 DEFAULT_GAME = "keine_ahnung_v0"
 ENTRY_POINT_GROUP = "keine_ahnung_env.agents"
 """The entry-point group under which installed packages publish agents (name -> factory)."""
-PATH_AGENTS = ("ppo", "rllib")
+PATH_AGENTS = ("ppo", "rllib", "advantage")
 """Agents whose first argument is a file path (kept whole, ':' included), told the game they must fit."""
 USER_PREFIX = "py:"
 """The prefix of a spec that names a user agent by import path: ``py:module:attribute``."""
@@ -384,6 +386,10 @@ register("random", _random, game=None, description="uniform over legal actions")
 register("ppo", "agents.ppo:make_agent", game=None, positional=("path",), description="a trained PPO checkpoint")
 register("rllib", "agents.rllib:make_agent", game=None, positional=("path",),
          description="a policy trained on Ray RLlib (training.train_rllib's .npz export)")
+register("advantage", "agents.advantage:make_agent", game=None, positional=("path",),
+         description="a heuristic overruled by a network of roll-out advantages (training.advantage's model)")
+register("advantage_4p", "agents.advantage:make_shipped_agent",
+         description="the shipped 4-player advantage model: counter_tuned, its calls overruled by roll-out values")
 register("ismcts", "agents.ismcts:make_agent", game=None,
          description="determinized search over belief-sampled states, counter roll-outs (agents/ismcts.py)")
 register("ppo_4p", "agents.ppo:make_ready_agent",

@@ -7,13 +7,16 @@ see more than the observation and the mask.
 
 from __future__ import annotations
 
+import hashlib
+import zipfile
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from keine_ahnung_env.sampling import sample_masked  # the one masked sampler, shared with the games' own agents
 
-__all__ = ["Agent", "RandomAgent", "BatchedAgent", "batched", "sample_masked"]
+__all__ = ["Agent", "RandomAgent", "BatchedAgent", "batched", "sample_masked", "write_weights", "read_weights"]
 
 
 @runtime_checkable
@@ -97,3 +100,35 @@ def batched(single: Any, name: str | None = None) -> BatchedAgent:
         agent = agents.batched(first_legal)     # plays in tournaments, commands (py:my_module:agent)
     """
     return BatchedAgent(single, name)
+
+
+def write_weights(target: Path, arrays: dict[str, np.ndarray]) -> str:
+    """Writes ``arrays`` (plain numeric arrays) as the ``.npz`` ``target``; returns its SHA-256, which the
+    file's sidecar records so that :func:`read_weights` refuses a changed file."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("wb") as handle:
+        np.savez(handle, **arrays)
+    return hashlib.sha256(target.read_bytes()).hexdigest()
+
+
+def read_weights(target: Path, sha256: str, label: str) -> dict[str, np.ndarray]:
+    """The arrays of the ``.npz`` ``target``, read safely: ``numpy.load(allow_pickle=False)`` refuses an
+    array of Python objects (a pickle) instead of building it, so nothing in the file runs. ValueError
+    (naming ``label``, e.g. "RLlib export run/policy.npz") for a missing, unreadable or non-archive file,
+    or one whose SHA-256 differs from ``sha256`` (when given)."""
+    target = Path(target)
+    if not target.is_file():
+        raise ValueError(f"{label} does not exist")
+    raw = target.read_bytes()
+    if sha256 and hashlib.sha256(raw).hexdigest() != sha256:
+        raise ValueError(f"{label} does not match the SHA-256 in its sidecar (changed or corrupted)")
+    try:
+        with np.load(target, allow_pickle=False) as archive:
+            if not isinstance(archive, np.lib.npyio.NpzFile):
+                raise ValueError("it is a single .npy array, not an .npz archive of layers")
+            return {name: archive[name] for name in archive.files}
+    except ValueError as exc:  # allow_pickle=False refuses object arrays and pickle files: nothing ran
+        raise ValueError(f"{label} is not a NumPy archive of weights (refused, not run): {exc}") from None
+    except (OSError, zipfile.BadZipFile, EOFError) as exc:
+        raise ValueError(f"{label} is unreadable: {type(exc).__name__}: {exc}") from None

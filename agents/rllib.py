@@ -26,13 +26,13 @@ trained policy plays in every environment of the project (tournaments, ``trainin
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
-import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .base import read_weights, write_weights
 
 EXPORT_FORMAT = "keine_ahnung_env.rllib/1"
 ACTIVATIONS = ("tanh", "relu")
@@ -124,10 +124,7 @@ def write_export(weights: dict[str, np.ndarray], path: str | Path, info: RLlibPo
     target = npz_path(path)
     arrays = {name: np.ascontiguousarray(np.asarray(value, np.float32)) for name, value in weights.items()}
     _check_arrays(arrays, info, where=f"export {target}")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("wb") as handle:
-        np.savez(handle, **arrays)
-    digest = hashlib.sha256(target.read_bytes()).hexdigest()
+    digest = write_weights(target, arrays)
     sidecar_path(target).write_text(dataclasses.replace(info, sha256=digest).to_json())
     return target
 
@@ -167,20 +164,7 @@ def load_export(path: str | Path, game: str | None = None) -> tuple[dict[str, np
     target = npz_path(path)
     info = read_info(path)
     check_game(info, game, where=f"RLlib export {target}")  # duck-typed: the same registry checks as PPO
-    if not target.is_file():
-        raise ValueError(f"RLlib export {target} does not exist")
-    raw = target.read_bytes()
-    if info.sha256 and hashlib.sha256(raw).hexdigest() != info.sha256:
-        raise ValueError(f"RLlib export {target} does not match the SHA-256 in its sidecar (changed or corrupted)")
-    try:
-        with np.load(target, allow_pickle=False) as archive:
-            if not isinstance(archive, np.lib.npyio.NpzFile):
-                raise ValueError("it is a single .npy array, not an .npz archive of layers")
-            arrays = {name: archive[name] for name in archive.files}
-    except ValueError as exc:  # allow_pickle=False refuses object arrays and pickle files: nothing ran
-        raise ValueError(f"RLlib export {target} is not a NumPy archive of weights (refused, not run): {exc}") from None
-    except (OSError, zipfile.BadZipFile, EOFError) as exc:
-        raise ValueError(f"RLlib export {target} is unreadable: {type(exc).__name__}: {exc}") from None
+    arrays = read_weights(target, info.sha256, f"RLlib export {target}")
     _check_arrays(arrays, info, where=f"RLlib export {target}")
     return arrays, info
 

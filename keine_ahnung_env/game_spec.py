@@ -248,6 +248,36 @@ class CeilingHooks(Protocol):
         ...
 
 
+@dataclasses.dataclass(frozen=True)
+class AdvantageRecipe:
+    """Where a learned advantage may improve on a heuristic one decision at a time (``training.advantage``
+    learns it, ``agents/advantage.py`` plays it). At a decision where ``action`` is legal beside other
+    moves and the feature ``gate_column`` of the feature set ``features`` lies in ``[gate_low, gate_high)``,
+    a network reads the feature columns ``inputs`` (``(start, stop)`` ranges) and predicts how much more
+    the seat wins by taking ``action`` than by ``base``'s best other move, ``base`` playing on afterwards
+    and ``opponents`` in the other seats. Everywhere else ``base`` decides. A game offers it as
+    ``GameSpec.advantage`` (Keine Ahnung: whether to call "Nothing fits anymore!" where the chance that a
+    call succeeds is neither small nor sure)."""
+
+    base: str
+    """agent spec of the heuristic improved on (it must offer compiled ``play_together`` for fast roll-outs
+    or an ``act``)."""
+    opponents: str
+    """agent spec of the opponents the roll-outs seat (the agent is valued against them)."""
+    action: str
+    """the action name whose advantage is learned."""
+    features: str
+    """the feature set (``GameSpec.features``) the gate and the inputs are columns of."""
+    gate_column: int
+    gate_low: float
+    gate_high: float
+    inputs: tuple[tuple[int, int], ...]
+
+    def input_columns(self) -> np.ndarray:
+        """The network's input columns of the feature set, in order."""
+        return np.concatenate([np.arange(start, stop) for start, stop in self.inputs]).astype(np.intp)
+
+
 class Features(Protocol):
     """A policy feature set: maps raw observations (and masks) to policy inputs."""
 
@@ -348,6 +378,8 @@ class GameSpec:
         (:class:`OlderObservationFeatures`).
       ceiling: optional :class:`CeilingHooks`: privileged players for the skill-ceiling study
         (``training.skill_ceiling``); None where the game offers none.
+      advantage: optional :class:`AdvantageRecipe`: where a network trained on roll-out advantages may
+        overrule the game's heuristic (``training.advantage``); None where the game offers none.
       training_recipe: the game's tuned recipe for ``training.train``: argument name (a field of
         ``training.train.Args``) -> value, used for every argument the user leaves out unless they
         pass ``--recipe plain`` (Keine Ahnung: a warm start imitating ``counter`` on its advice
@@ -387,6 +419,7 @@ class GameSpec:
     older_observations: Mapping[int, int] = dataclasses.field(default_factory=dict)
     ceiling: CeilingHooks | None = None
     training_recipe: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    advantage: AdvantageRecipe | None = None
 
     def __post_init__(self):
         if len(self.action_names) != self.num_actions:

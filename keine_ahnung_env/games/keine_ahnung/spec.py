@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from ...game_spec import AgentInfo, EpisodeStats, GameSpec, StatColumn
+from ...game_spec import AdvantageRecipe, AgentInfo, EpisodeStats, GameSpec, StatColumn
 from .actions import ACTION_CALL, NUM_ACTIONS, action_name
 from .config import MAX_PLAYERS, MIN_PLAYERS, Rules
 from .core import KeineAhnungCore
-from .features import feature_sets
+from .features import HINT_WIDTH, feature_sets
 from .picture import table_scene
 from .observation import OBSERVATION_VERSION, ObservationLayout, observation_string
 from .privileged import privileged_features, privileged_size
@@ -112,6 +112,24 @@ TRAINING_RECIPE = MappingProxyType({
 ``--recipe plain`` gives the generic defaults). Measured: docs/training.md#the-default-recipe."""
 
 
+def advantage_recipe(layout: ObservationLayout) -> AdvantageRecipe:
+    """Where a network may overrule counter_tuned (``GameSpec.advantage``): the call of "Nothing fits
+    anymore!", at decisions whose call succeeds with a chance from 0.2 to 0.99 (the first hint of the
+    advice features, ``features.py``), about 1.2 decisions a game at 4 players. Below 0.2 a call almost
+    always fails, and a sure call is always right, so the roll-outs are spent in between (docs/
+    skill_ceiling.md, wave 12). The network reads the table counts, the players' trophies and prizes,
+    its own trophy points (the standings), the hints and counter_tuned's move."""
+    offsets, start = {}, 0
+    for name, width in layout.sections:
+        offsets[name] = (start, start + width)
+        start += width
+    hints = layout.size
+    width = hints + HINT_WIDTH + NUM_ACTIONS  # the advice features: observation, hints, the adviser's move
+    return AdvantageRecipe(base="counter_tuned", opponents="counter", action="CALL", features="advice_tuned",
+                           gate_column=hints, gate_low=0.2, gate_high=0.99,
+                           inputs=((offsets["table_counts"][0], offsets["own_trophy_points"][1]), (hints, width)))
+
+
 def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
     """The variant as every game-independent layer sees it; validates the options (``Rules``)."""
     variant = Rules.make(num_players, **rules)
@@ -138,6 +156,7 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
         feature_sets=feature_sets(),
         default_features="hints",
         training_recipe=TRAINING_RECIPE,
+        advantage=advantage_recipe(layout),
         privileged_size=privileged_size(variant.num_players),
         privileged=privileged_features,
         agents=AGENTS,

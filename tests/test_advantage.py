@@ -1,0 +1,205 @@
+"""The advantage agent (agents/advantage.py) and its training command (training/advantage.py).
+
+The network overrules the game's heuristic only inside the recipe's gate; its files are read without
+running anything; the command labels the same decisions whatever the number of processes."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agents
+from agents.advantage import (SHIPPED_MODEL, AdvantageModelInfo, load_model, npz_path, sidecar_path,
+                              write_model)
+from keine_ahnung_env import registry
+from training import advantage as command
+from training.tournament import play_tournament
+
+GAME = "keine_ahnung_v0"
+
+
+def _info(players: int = 4, hidden=(8,)) -> AdvantageModelInfo:
+    spec = registry.game_spec(GAME, players)
+    recipe = spec.advantage
+    return AdvantageModelInfo(game=GAME, num_players=players, rules=dict(spec.rules),
+                              observation_version=spec.observation_version, observation_size=spec.observation_size,
+                              num_actions=spec.num_actions, features=recipe.features, net_arch=tuple(hidden),
+                              recipe=dict(dataclasses.asdict(recipe), inputs=[list(r) for r in recipe.inputs]),
+                              game_version=spec.version)
+
+
+def _constant_model(tmp_path: Path, value: float, players: int = 4, name: str = "model") -> Path:
+    """A model whose network predicts ``value`` everywhere (zero weights, the output bias ``value``)."""
+    info = _info(players)
+    width = int(registry.game_spec(GAME, players).advantage.input_columns().size)
+    arrays = {name_: np.zeros(shape, np.float32) for name_, shape in info.layer_shapes(width).items()}
+    arrays["input_scale"][:] = 1.0
+    arrays["layer.1.bias"][:] = value
+    return write_model(arrays, tmp_path / name, info)
+
+
+def _decisions(players: int = 4, games: int = 64, steps: int = 400, seed: int = 5):
+    """Observations and masks of the seats to act along counter self-play (many call decisions)."""
+    spec = registry.game_spec(GAME, players)
+    core = spec.make_core(games, seed)
+    counter = agents.make("counter", seed=seed)
+    obs, masks = [], []
+    for _ in range(steps):
+        live = np.flatnonzero(~core.done)
+        if live.size == 0:
+            break
+        o, m = core.observe(core.current[live], games=live), core.legal_mask[live]
+        obs.append(o)
+        masks.append(m)
+        actions = np.zeros(games, np.int64)
+        actions[live] = counter.act(o, m)
+        core.step(actions, active=~core.done)
+    return spec, np.concatenate(obs), np.concatenate(masks)
+
+
+def test_the_recipe_names_the_call_and_its_success_chance_at_every_table_size():
+    for players in (2, 3, 4, 5):
+        spec = registry.game_spec(GAME, players)
+        recipe = command.advantage_recipe(spec)
+        features = spec.features(recipe.features)
+        assert (recipe.base, recipe.opponents, recipe.action) == ("counter_tuned", "counter", "CALL")
+        assert recipe.gate_column == spec.observation_size  # the first hint: the call's success chance
+        columns = recipe.input_columns()
+        assert columns.max() < features.size and np.unique(columns).size == columns.size
+    spec, obs, masks = _decisions()
+    hints = spec.features("hints")(obs)
+    gate = spec.features("advice_tuned")(obs, masks)[:, spec.advantage.gate_column]
+    np.testing.assert_array_equal(gate, hints[:, spec.observation_size])
+    assert ((gate > 0.2) & (gate < 0.99)).any()
+
+
+def test_the_network_decides_inside_the_gate_and_the_heuristic_everywhere_else(tmp_path):
+    spec, obs, masks = _decisions()
+    call = spec.action_names.index("CALL")
+    feats = spec.features("advice_tuned")(obs, masks)
+    gate = feats[:, spec.advantage.gate_column]
+    inside = masks[:, call] & (masks.sum(1) > 1) & (gate >= 0.2) & (gate < 0.99)
+    assert inside.sum() >= 20 and (~inside).sum() >= 20
+    base = agents.make("counter_tuned", seed=3).act(obs, masks)
+    assert (base[inside] == call).any() and (base[inside] != call).any()  # both kinds of decision occur
+    calls = agents.make(f"advantage:{_constant_model(tmp_path, 0.5, name='yes')}", seed=3)
+    never = agents.make(f"advantage:{_constant_model(tmp_path, -0.5, name='no')}", seed=3)
+    for agent, inside_call in ((calls, True), (never, False)):
+        moves = agent.act(obs, masks)
+        assert masks[np.arange(len(moves)), moves].all()
+        np.testing.assert_array_equal(moves[~inside], base[~inside])  # the same first draw of tie-breaks
+        assert ((moves[inside] == call) == inside_call).all()
+        assert agent.decisions == inside.sum()
+    assert calls.changed == (base[inside] != call).sum() and never.changed == (base[inside] == call).sum()
+    # A margin larger than every prediction leaves the heuristic's choice of calling alone.
+    shy = agents.make(f"advantage:{_constant_model(tmp_path, 0.5, name='yes')}:margin=0.6", seed=3)
+    moves = shy.act(obs, masks)
+    np.testing.assert_array_equal(moves == call, base == call)
+    assert shy.changed == 0
+    with pytest.raises(ValueError, match=r"margin=2; allowed: a number from 0 up to 1"):
+        agents.make(f"advantage:{_constant_model(tmp_path, 0.5, name='yes')}:margin=2")
+
+
+def test_the_command_writes_a_model_that_plays_and_labels_alike_in_two_processes(tmp_path, capsys):
+    argv = ["--games", "600", "--batch-size", "200", "--epochs", "1", "--validation", "0.34", "--seed", "11",
+            "--no-progress", "--hidden", "16"]
+    one = command.main(argv + ["--out", str(tmp_path / "one"), "--data", str(tmp_path / "one_data.npz")])
+    two = command.main(argv + ["--out", str(tmp_path / "two"), "--data", str(tmp_path / "two_data.npz"),
+                               "--processes", "2"])
+    a, b = np.load(tmp_path / "one_data.npz"), np.load(tmp_path / "two_data.npz")
+    for key in ("inputs", "labels", "takes", "batch"):
+        np.testing.assert_array_equal(a[key], b[key])
+    assert one["labelled"] == two["labelled"] > 100 and one["decisions"] > 10 * one["labelled"]
+    assert set(np.unique(a["batch"])) == {0, 1, 2} and one["validation"]["decisions"] == (a["batch"] == 2).sum()
+    assert np.abs(a["labels"]).max() <= 1.0 and (a["labels"] != 0).any()
+    out = capsys.readouterr().out
+    assert "labelled" in out and "held-out batches" in out and f"advantage:{tmp_path / 'one.npz'}" in out
+    info = json.loads(sidecar_path(tmp_path / "one").read_text())
+    assert info["timesteps"] == (a["batch"] < 2).sum() and info["net_arch"] == [16] and info["seed"] == 11
+    agent = agents.make(f"advantage:{tmp_path / 'one.npz'}", game=GAME, num_players=4, seed=0)
+    result = play_tournament([agent, agents.make("counter", seed=1)], num_players=4, games=40, seed=2)
+    assert result.games == 40 and result.truncated == 0 and agent.decisions > 0
+
+
+def test_the_command_refuses_bad_arguments_before_playing(tmp_path):
+    with pytest.raises(ValueError, match=r"--env .gap_v0.: gap_v0 offers no advantage recipe.*games that do: keine_ahnung_v0"):
+        command.main(["--env", "gap_v0", "--players", "3", "--out", str(tmp_path / "m")])
+    with pytest.raises(ValueError, match=r"--out .*a path for the model"):
+        command.main([])
+    with pytest.raises(ValueError, match=r"--out .*not a folder"):
+        command.main(["--out", str(tmp_path)])
+    with pytest.raises(ValueError, match=r"--validation 1.5.*a share from 0 up to 1"):
+        command.main(["--out", str(tmp_path / "m"), "--validation", "1.5"])
+    with pytest.raises(ValueError, match=r"--playouts 0"):
+        command.main(["--out", str(tmp_path / "m"), "--playouts", "0"])
+    with pytest.raises(ValueError, match=r"--hidden .64,x.; allowed: comma-separated positive layer sizes"):
+        command.main(["--out", str(tmp_path / "m"), "--hidden", "64,x"])
+    assert not list(tmp_path.iterdir())
+
+
+class _Marker:
+    def __init__(self, path: str):
+        self.path = path
+
+    def __reduce__(self):
+        return (Path.touch, (Path(self.path),))
+
+
+def test_model_files_are_read_without_running_anything_and_checked(tmp_path):
+    marker = tmp_path / "code_ran"
+    good = _constant_model(tmp_path, 0.1)
+    info = AdvantageModelInfo.from_json(sidecar_path(good).read_text(), "sidecar")
+    # A pickle named like a model, with a sidecar whose hash matches it.
+    evil = tmp_path / "evil.npz"
+    evil.write_bytes(pickle.dumps(_Marker(str(marker))))
+    import hashlib
+
+    sidecar_path(evil).write_text(dataclasses.replace(info, sha256=hashlib.sha256(evil.read_bytes()).hexdigest())
+                                  .to_json())
+    with pytest.raises(ValueError, match="refused, not run"):
+        agents.make(f"advantage:{evil}")
+    sidecar_path(evil).write_bytes(pickle.dumps(_Marker(str(marker))))
+    with pytest.raises(ValueError, match="not valid JSON"):
+        agents.make(f"advantage:{evil}")
+    assert not marker.exists()
+    # A changed file, a missing sidecar, a folder, another player count, another recipe, bad arrays.
+    changed = tmp_path / "changed.npz"
+    raw = bytearray(good.read_bytes())
+    raw[-1] ^= 1
+    changed.write_bytes(bytes(raw))
+    sidecar_path(changed).write_text(sidecar_path(good).read_text())
+    with pytest.raises(ValueError, match="does not match the SHA-256"):
+        load_model(changed)
+    with pytest.raises(ValueError, match="no sidecar"):
+        agents.make(f"advantage:{tmp_path / 'nothing.npz'}")
+    with pytest.raises(ValueError, match="is a directory"):
+        agents.make(f"advantage:{tmp_path}")
+    with pytest.raises(ValueError, match="trained for 4 players, not 3"):
+        agents.make(f"advantage:{good}", num_players=3)
+    with pytest.raises(ValueError, match="trained for 'keine_ahnung_v0', not 'gap_v0'"):
+        agents.make(f"advantage:{good}", game="gap_v0")
+    data = json.loads(sidecar_path(good).read_text())
+    data["recipe"]["gate_low"] = 0.3
+    sidecar_path(good).write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="another advantage recipe of keine_ahnung_v0 .differs in gate_low"):
+        agents.make(f"advantage:{good}")
+    with pytest.raises(ValueError, match=r"layer.0.weight is float32 \(8, 3\)"):
+        width = int(registry.game_spec(GAME, 4).advantage.input_columns().size)
+        arrays = {k: np.zeros(s, np.float32) for k, s in _info().layer_shapes(width).items()}
+        arrays["layer.0.weight"] = np.zeros((8, 3), np.float32)
+        write_model(arrays, tmp_path / "bad", _info())
+    assert not npz_path(tmp_path / "bad").exists()
+
+
+def test_the_shipped_model_loads_and_records_how_it_was_made():
+    agent = agents.make("advantage_4p", seed=0)
+    assert agent.name == "advantage_4p" and agent.info.num_players == 4
+    assert agent.info.recipe["base"] == "counter_tuned" and agent.info.timesteps > 100_000
+    assert agent.info.validation["gain_per_decision"] > 0
+    arrays, info = load_model(SHIPPED_MODEL, GAME)
+    assert info == agent.info and set(arrays) == set(info.layer_shapes(int(agent.columns.size)))

@@ -1,0 +1,357 @@
+"""Distil one step of roll-out search into a network that overrules a heuristic where it pays.
+
+    python -m training.advantage --env keine_ahnung_v0 --players 4 --games 200000 --seed 0 --out runs/advantage_4p/model
+
+The game's advantage recipe (``GameSpec.advantage``; Keine Ahnung: ``counter_tuned``'s calls, against
+``counter``s) says where the network may decide. The command
+
+1. plays ``--games`` games: the recipe's ``base`` heuristic in one seat (rotating between games), its
+   ``opponents`` in the others;
+2. at each of that seat's decisions inside the recipe's gate (Keine Ahnung: "Nothing fits anymore!" is
+   legal and succeeds with a chance from 0.2 to 0.99) draws ``--playouts`` states from the seat's belief
+   (``GameSpec.belief``: every hidden card and the draw order, as likely as the observation makes them),
+   plays the recipe's ``action`` and the heuristic's best other move in each (common states and later
+   shuffles), then the heuristic in the seat and the opponents elsewhere to the end of the game, and
+   labels the decision with the mean paired difference of the seat's win shares; the game itself goes
+   on with the heuristic's move;
+3. fits a small network (``--hidden``) to the labels from the recipe's input features, holding out the
+   last ``--validation`` share of the batches, and reports what the network's choices would gain on
+   the held-out decisions (each label is an unbiased, noisy measure of its decision's gain);
+4. writes ``OUT.npz`` and its sidecar ``OUT.json`` (``agents/advantage.py``), played by
+   ``agents.make("advantage:OUT.npz")``.
+
+The labels value one decision with the heuristic playing on: the network learns where the heuristic's
+own choice is not the better one (one step of policy improvement; issue 18's expert iteration with
+roll-out values as the targets). Every batch of ``--batch-size`` games seeds itself from ``--seed`` and
+its number, so ``--processes N`` labels the same decisions as one process. Figures and the command of
+the shipped model (``agents.make("advantage_4p")``): docs/skill_ceiling.md, wave 12.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from keine_ahnung_env import registry
+from keine_ahnung_env.game_spec import AdvantageRecipe, GameSpec
+
+from .cli import (check_env, check_int, check_number, check_players, check_positive, check_seed, check_variant,
+                  parse_dataclass, parse_net_arch, run_command, usage_error, user_errors)
+
+DEFAULT_ENV = "keine_ahnung_v0"
+PROG = "python -m training.advantage"
+EXAMPLES = (
+    "--players 4 --games 200000 --seed 0 --processes 2 --out runs/advantage_4p/model",
+    "--players 3 --games 20000 --playouts 8 --out runs/advantage_3p/model",
+    "--games 2000 --epochs 2 --out /tmp/advantage_try --no-progress",
+)
+
+
+@dataclasses.dataclass
+class Args:
+    """Label the decisions of a game's advantage recipe with roll-out values, fit a network to them and
+    write it as an agent's model (agents.make("advantage:OUT.npz"))."""
+
+    out: str = ""
+    """where to write the model: OUT.npz and its sidecar OUT.json (required)"""
+    env: str = DEFAULT_ENV
+    """the game (one whose spec offers an advantage recipe: keine_ahnung_v0)"""
+    players: int = 4
+    """seats at the table"""
+    games: int = 200000
+    """games played to collect decisions (Keine Ahnung at 4 players: about 1.2 labelled decisions a game)"""
+    playouts: int = 4
+    """belief states per labelled decision; each plays both choices to the end of the game"""
+    batch_size: int = 10000
+    """games stepped together (a batch seeds itself and is the unit a worker process plays)"""
+    processes: int = 1
+    """worker processes sharing the batches (the same labels as 1)"""
+    rules: list[str] = dataclasses.field(default_factory=list)
+    """rules options as key=value (e.g. memory=none)"""
+    seed: int = 0
+    """seeds the deals, the agents, the belief samples and the network"""
+    hidden: str = "64,64"
+    """hidden layer sizes of the network"""
+    epochs: int = 12
+    """passes over the labelled decisions"""
+    learning_rate: float = 3e-4
+    """Adam's step size"""
+    weight_decay: float = 1e-4
+    """Adam's weight decay"""
+    validation: float = 0.1
+    """share of the batches held out to measure the network's choices (0: fit on all)"""
+    data: str = ""
+    """also write the labelled decisions (inputs, labels, the heuristic's choice) to this .npz"""
+    progress: bool = True
+    """report progress on stderr after each batch of games"""
+
+
+def advantage_recipe(game: str | GameSpec) -> AdvantageRecipe:
+    """The advantage recipe of ``game``; ValueError names the games that offer one."""
+    spec = game if isinstance(game, GameSpec) else registry.game_spec(game)
+    if spec.advantage is None:
+        able = [name for name in registry.games() if registry.game_spec(name).advantage is not None]
+        raise ValueError(f"{spec.name} offers no advantage recipe (GameSpec.advantage); games that do: "
+                         f"{', '.join(able) or 'none'}")
+    return spec.advantage
+
+
+def _batch_seeds(seed: int, number: int) -> list[int]:
+    """Six seeds for batch ``number``: the deals, the heuristic, the opponents, their two roll-out copies,
+    the belief samples."""
+    return [int(s) for s in np.random.SeedSequence([int(seed), int(number)]).generate_state(6)]
+
+
+def _play(core, games: np.ndarray, agent_list: list, seat_agent: np.ndarray) -> None:
+    """Plays the held seats (``seat_agent[i, seat]`` indexes ``agent_list``; -1: not held) of the listed
+    games until a seat that is not held is to act or the game is over: in one call where the agents
+    can drive the core together (``play_together``), else by ``act`` round by round."""
+    play = getattr(agent_list[0], "play_together", None)
+    if play is not None and all(getattr(a, "play_together", None) is play for a in agent_list):
+        if play(core, games, agent_list, seat_agent):
+            return
+    actions = np.zeros(core.num_envs, np.int64)
+    row_of = np.full(core.num_envs, -1, np.intp)
+    row_of[games] = np.arange(games.size)
+    while True:
+        live = games[~np.asarray(core.done)[games]]
+        held = seat_agent[row_of[live], np.asarray(core.current)[live]]
+        live, held = live[held >= 0], held[held >= 0]
+        if live.size == 0:
+            return
+        for k in np.unique(held):
+            rows = live[held == k]
+            actions[rows] = agent_list[k].act(core.observe(core.current[rows], games=rows), core.legal_mask[rows])
+        active = np.zeros(core.num_envs, bool)
+        active[live] = True
+        core.step(actions, active=active)
+
+
+def label_batch(task: tuple) -> dict[str, np.ndarray]:
+    """Plays one batch of games and labels its gated decisions (the module docstring, steps 1-2).
+    ``task``: ``(env, players, rules, seed, number, start, games, playouts)``; game ``start + i`` of the
+    command seats the heuristic at ``(start + i) % players``."""
+    import agents
+
+    env, players, rules, seed, number, start, games, playouts = task
+    spec = registry.game_spec(env, players, **rules)
+    recipe = spec.advantage
+    deal, s_base, s_opp, s_rbase, s_ropp, s_belief = _batch_seeds(seed, number)
+    made = dict(game=env, num_players=players, rules=rules or None)
+    base, opponents = agents.make(recipe.base, seed=s_base, **made), agents.make(recipe.opponents, seed=s_opp, **made)
+    roll = [agents.make(recipe.base, seed=s_rbase, **made), agents.make(recipe.opponents, seed=s_ropp, **made)]
+    features = spec.features(recipe.features)
+    columns = recipe.input_columns()
+    action = spec.action_names.index(recipe.action)
+    rng = np.random.default_rng(s_belief)
+    core = spec.make_core(games, deal)
+    seat = (start + np.arange(games)) % players
+    others = np.where(np.arange(players)[None, :] == seat[:, None], -1, 0)
+    rollout_seats = np.ones((1, players), np.int64)
+    rollout_seats[0, 0] = 0  # belief samples seat the observer at 0
+    inputs, labels, takes, decisions = [], [], [], 0
+    while True:
+        live = np.flatnonzero(~np.asarray(core.done))
+        _play(core, live, [opponents], others[live])
+        live = np.flatnonzero(~np.asarray(core.done))
+        if live.size == 0:
+            break
+        obs, mask = core.observe(core.current[live], games=live), core.legal_mask[live]
+        moves = np.asarray(base.act(obs, mask), np.int64)
+        decisions += live.size
+        rows = np.flatnonzero(mask[:, action] & (mask.sum(1) > 1))
+        if rows.size:
+            feats = features(obs[rows], mask[rows])
+            gate = feats[:, recipe.gate_column]
+            keep = (gate >= recipe.gate_low) & (gate < recipe.gate_high)
+            rows, feats = rows[keep], feats[keep]
+        if rows.size:
+            other_mask = mask[rows].copy()
+            other_mask[:, action] = False
+            other = np.asarray(base.act(obs[rows], other_mask), np.int64)
+            parts, first = [], []
+            for r, alt in zip(rows, other):
+                sampled = spec.belief.sample_states(obs[r], playouts, rng)
+                parts += [(sampled, np.arange(playouts))] * 2
+                first += [np.full(playouts, action), np.full(playouts, alt)]
+            sim = type(parts[0][0]).gather(parts)
+            sim.step(np.concatenate(first))
+            going = np.flatnonzero(~np.asarray(sim.done))
+            _play(sim, going, roll, np.repeat(rollout_seats, going.size, 0))
+            value = np.asarray(spec.win_shares(sim))[:, 0]
+            value = np.where(np.asarray(sim.truncated), 1.0 / players, value).reshape(rows.size, 2, playouts)
+            inputs.append(feats[:, columns].astype(np.float32))
+            labels.append((value[:, 0] - value[:, 1]).mean(1).astype(np.float32))
+            takes.append(moves[rows] == action)
+        actions = np.zeros(core.num_envs, np.int64)
+        actions[live] = moves
+        active = np.zeros(core.num_envs, bool)
+        active[live] = True
+        core.step(actions, active=active)
+    width = columns.size
+    return {"inputs": np.concatenate(inputs) if inputs else np.zeros((0, width), np.float32),
+            "labels": np.concatenate(labels) if labels else np.zeros(0, np.float32),
+            "takes": np.concatenate(takes) if takes else np.zeros(0, bool),
+            "batch": np.full(sum(map(len, labels)), number, np.int64), "decisions": np.array(decisions)}
+
+
+def choice_gain(predicted: np.ndarray, labels: np.ndarray, takes: np.ndarray, margin: float = 0.0
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Per decision: whether the network departs from the heuristic (``takes``: the heuristic takes the
+    action) and the label's gain from it (the label where it takes the action instead, minus the label
+    where it gives it up, 0 where it agrees). On held-out decisions the mean gain is an unbiased
+    estimate of what the network's choices add per decision."""
+    want = np.where(takes, predicted > -margin, predicted > margin)
+    changed = want != takes
+    return changed, np.where(changed, np.where(want, labels, -labels), 0.0)
+
+
+def fit(inputs: np.ndarray, labels: np.ndarray, hidden: list[int], epochs: int, learning_rate: float,
+        weight_decay: float, seed: int, train: np.ndarray, report=None) -> dict[str, np.ndarray]:
+    """Fits the network (inputs standardised, ReLU layers, one output, squared error) on the rows
+    ``train``; returns its arrays as ``agents/advantage.py`` stores them. ``report(epoch, predict)`` is
+    called after each epoch with a function giving the network's predictions for rows of ``inputs``."""
+    import torch
+
+    torch.manual_seed(seed)
+    mean = inputs[train].mean(0)
+    scale = inputs[train].std(0) + 1e-3  # constant columns stay finite
+    x = torch.tensor((inputs - mean) / scale, dtype=torch.float32)
+    y = torch.tensor(labels, dtype=torch.float32)
+    sizes = [inputs.shape[1], *hidden]
+    layers: list = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+        layers += [torch.nn.Linear(fan_in, fan_out), torch.nn.ReLU()]
+    layers.append(torch.nn.Linear(sizes[-1], 1))
+    net = torch.nn.Sequential(*layers)
+    optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate, weight_decay=weight_decay)
+    rng = np.random.default_rng(seed)
+
+    def predict(rows: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return net(x[rows]).squeeze(1).numpy()
+
+    for epoch in range(epochs):
+        order = torch.as_tensor(rng.permutation(train))
+        for at in range(0, order.numel(), 1024):
+            rows = order[at: at + 1024]
+            loss = ((net(x[rows]).squeeze(1) - y[rows]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        if report is not None:
+            report(epoch, predict)
+    linear = [m for m in net if isinstance(m, torch.nn.Linear)]
+    arrays = {"input_mean": mean.astype(np.float32), "input_scale": scale.astype(np.float32)}
+    for k, m in enumerate(linear):
+        arrays[f"layer.{k}.weight"] = m.weight.detach().numpy().astype(np.float32)
+        arrays[f"layer.{k}.bias"] = m.bias.detach().numpy().astype(np.float32)
+    return arrays
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Parses the arguments, labels the decisions, fits and writes the model; returns the summary. Bad
+    arguments raise ValueError (a ``UsageError``) before any game is played."""
+    from agents.advantage import AdvantageModelInfo, npz_path, write_model
+
+    args = parse_dataclass(Args, argv, prog=PROG, examples=EXAMPLES)
+    with user_errors():
+        game = check_env(args.env)
+        with user_errors("--env", args.env):
+            recipe = advantage_recipe(args.env)
+        players = check_players(game, args.players)
+        spec, rules = check_variant(game, players, args.rules)
+        recipe = spec.advantage
+        if not args.out:
+            raise usage_error("--out", args.out, "a path for the model (OUT.npz and OUT.json are written)")
+        if Path(args.out).is_dir():
+            raise usage_error("--out", args.out, "a file path, not a folder (OUT.npz and OUT.json are written)")
+        check_positive("--games", args.games)
+        check_int("--playouts", args.playouts, 1)
+        check_positive("--batch-size", args.batch_size)
+        check_positive("--processes", args.processes)
+        check_seed(args.seed)
+        check_positive("--epochs", args.epochs)
+        check_number("--learning-rate", args.learning_rate, strict=True)
+        check_number("--weight-decay", args.weight_decay)
+        if not 0.0 <= args.validation < 1.0:
+            raise usage_error("--validation", args.validation, "a share from 0 up to 1")
+        hidden = parse_net_arch(args.hidden)
+        if not hidden:
+            raise usage_error("--hidden", args.hidden, "comma-separated positive layer sizes, e.g. 64,64")
+    started = time.time()
+    tasks = [(game.name, players, rules, args.seed, number, start, min(args.batch_size, args.games - start),
+              args.playouts) for number, start in enumerate(range(0, args.games, args.batch_size))]
+    batches: list[dict] = []
+
+    def collect(result: dict) -> None:
+        batches.append(result)
+        if args.progress:
+            print(f"batch {len(batches)} of {len(tasks)}: {result['labels'].size} labelled decisions "
+                  f"({time.time() - started:.0f} s)", file=sys.stderr, flush=True)
+
+    if args.processes > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("spawn").Pool(args.processes) as pool:
+            for result in pool.imap(label_batch, tasks):
+                collect(result)
+    else:
+        for task in tasks:
+            collect(label_batch(task))
+    labelled = time.time() - started
+    inputs = np.concatenate([b["inputs"] for b in batches])
+    labels = np.concatenate([b["labels"] for b in batches])
+    takes = np.concatenate([b["takes"] for b in batches])
+    number = np.concatenate([b["batch"] for b in batches])
+    decisions = int(sum(int(b["decisions"]) for b in batches))
+    if args.data:
+        np.savez_compressed(args.data, inputs=inputs, labels=labels, takes=takes, batch=number)
+    if labels.size < 2:
+        raise SystemExit(f"{PROG}: only {labels.size} labelled decisions in {args.games} games; play more games")
+    held = int(round(args.validation * len(tasks))) if len(tasks) > 1 else 0
+    validation_rows = np.flatnonzero(number >= len(tasks) - held)
+    train_rows = np.flatnonzero(number < len(tasks) - held)
+    summary: dict = {}
+
+    def report(epoch: int, predict) -> None:
+        if validation_rows.size == 0:
+            return
+        changed, gain = choice_gain(predict(validation_rows), labels[validation_rows], takes[validation_rows])
+        summary.update(decisions=int(validation_rows.size), changed=float(changed.mean()),
+                       gain_per_decision=float(gain.mean()),
+                       gain_se=float(gain.std(ddof=1) / np.sqrt(gain.size)) if gain.size > 1 else 0.0)
+        if args.progress:
+            print(f"epoch {epoch + 1}: on {gain.size} held-out decisions the network departs at {changed.mean():.1%}, "
+                  f"gain {gain.mean():+.5f} +- {summary['gain_se']:.5f} win share per decision",
+                  file=sys.stderr, flush=True)
+
+    arrays = fit(inputs, labels, hidden, args.epochs, args.learning_rate, args.weight_decay, args.seed,
+                 train_rows, report)
+    info = AdvantageModelInfo(game=game.name, num_players=players, rules=dict(spec.rules),
+                              observation_version=spec.observation_version,
+                              observation_size=spec.observation_size, num_actions=spec.num_actions,
+                              features=recipe.features, net_arch=tuple(hidden),
+                              recipe=dict(dataclasses.asdict(recipe), inputs=[list(r) for r in recipe.inputs]),
+                              game_version=spec.version, timesteps=int(train_rows.size), playouts=args.playouts,
+                              seed=args.seed, validation=dict(summary))
+    path = write_model(arrays, args.out, info)
+    per_game = labels.size / args.games
+    print(f"{game.name}, {players} players: {args.games} games, {decisions} decisions of the heuristic's seat, "
+          f"{labels.size} labelled ({per_game:.2f} a game; {args.playouts} belief states each), {labelled:.0f} s")
+    if summary:
+        print(f"held-out batches: the network departs from {recipe.base} at {summary['changed']:.1%} of "
+              f"{summary['decisions']} decisions, gaining {summary['gain_per_decision']:+.5f} +- "
+              f"{summary['gain_se']:.5f} win share each (about {100 * summary['gain_per_decision'] * per_game:+.2f} "
+              f"points a game)")
+    print(f"wrote {path} and {npz_path(path).with_suffix('.json')}; play it as advantage:{path}")
+    return {"decisions": decisions, "labelled": int(labels.size), "validation": summary, "path": str(path),
+            "seconds": time.time() - started}
+
+
+if __name__ == "__main__":
+    run_command(main)
