@@ -61,6 +61,10 @@ class AdvantageModelInfo:
     seed: int = 0
     validation: dict = dataclasses.field(default_factory=dict)
     """what the held-out decisions said (``training.advantage``'s summary)."""
+    continuation: str = ""
+    """who played the labelled seat after each labelled decision: the recipe's heuristic, or (expert
+    iteration's next round) ``advantage:NAME.npz`` of an earlier model, whose SHA-256 follows."""
+    continuation_sha256: str = ""
     sha256: str = ""
     format: str = MODEL_FORMAT
 
@@ -95,7 +99,7 @@ class AdvantageModelInfo:
             raise ValueError(f"advantage model sidecar {where} has a malformed field: {exc}") from None
         from .ppo import field_problems
 
-        problems = field_problems(info, more_counts=("playouts", "seed"))
+        problems = field_problems(info, more_counts=("playouts", "seed"), more_strings=("continuation", "continuation_sha256"))
         if info.activation != "relu":
             problems.append(f"activation={info.activation!r}; allowed: 'relu'")
         if problems:

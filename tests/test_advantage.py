@@ -121,9 +121,38 @@ def test_the_command_writes_a_model_that_plays_and_labels_alike_in_two_processes
     assert "labelled" in out and "held-out batches" in out and f"advantage:{tmp_path / 'one.npz'}" in out
     info = json.loads(sidecar_path(tmp_path / "one").read_text())
     assert info["timesteps"] == (a["batch"] < 2).sum() and info["net_arch"] == [16] and info["seed"] == 11
+    # The look at what the network does, on the same held-out batch.
+    import subprocess
+    import sys
+
+    looked = subprocess.run([sys.executable, "benchmarks/advantage_choices.py", "--data", str(tmp_path / "one_data.npz"),
+                             "--model", str(tmp_path / "one.npz"), "--validation", "0.34"],
+                            capture_output=True, text=True, timeout=120)
+    assert looked.returncode == 0, looked.stderr
+    assert f"{one['validation']['decisions']} held-out decisions of {one['labelled']}" in looked.stdout
+    assert "| success chance | decisions | counter_tuned takes CALL | the network takes it |" in looked.stdout
     agent = agents.make(f"advantage:{tmp_path / 'one.npz'}", game=GAME, num_players=4, seed=0)
     result = play_tournament([agent, agents.make("counter", seed=1)], num_players=4, games=40, seed=2)
     assert result.games == 40 and result.truncated == 0 and agent.decisions > 0
+
+
+def test_the_next_round_labels_the_play_of_an_earlier_model(tmp_path):
+    """--improve: the earlier model's agent plays the labelled seat (in the games and the roll-outs)."""
+    eager = _constant_model(tmp_path, 0.5, name="eager")  # calls at every gated decision
+    command.main(["--games", "300", "--batch-size", "300", "--epochs", "1", "--validation", "0", "--seed", "4",
+                  "--no-progress", "--hidden", "8", "--improve", str(eager), "--out", str(tmp_path / "next"),
+                  "--data", str(tmp_path / "next_data.npz")])
+    data = np.load(tmp_path / "next_data.npz")
+    assert data["takes"].size > 50 and data["takes"].all()  # the seat's policy took the call every time
+    info = json.loads(sidecar_path(tmp_path / "next").read_text())
+    assert info["continuation"] == "advantage:eager.npz"
+    assert info["continuation_sha256"] == json.loads(sidecar_path(eager).read_text())["sha256"]
+    plain = json.loads(sidecar_path(_constant_model(tmp_path, 0.0, name="plain")).read_text())
+    assert plain["continuation"] == "" and plain["continuation_sha256"] == ""
+    with pytest.raises(ValueError, match=r"--improve .*no sidecar"):
+        command.main(["--out", str(tmp_path / "m"), "--improve", str(tmp_path / "missing.npz")])
+    with pytest.raises(ValueError, match=r"--improve .*trained for 4 players, not 3"):
+        command.main(["--out", str(tmp_path / "m"), "--players", "3", "--improve", str(eager)])
 
 
 def test_the_command_refuses_bad_arguments_before_playing(tmp_path):

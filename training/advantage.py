@@ -84,6 +84,9 @@ class Args:
     """Adam's weight decay"""
     validation: float = 0.1
     """share of the batches held out to measure the network's choices (0: fit on all)"""
+    improve: str = ""
+    """a model (OUT.npz of an earlier run) whose agent plays the labelled seat, in the games and in the
+    roll-outs, instead of the bare heuristic: the next round of expert iteration"""
     data: str = ""
     """also write the labelled decisions (inputs, labels, the heuristic's choice) to this .npz"""
     progress: bool = True
@@ -108,19 +111,29 @@ def _batch_seeds(seed: int, number: int) -> list[int]:
 
 def _play(core, games: np.ndarray, agent_list: list, seat_agent: np.ndarray) -> None:
     """Plays the held seats (``seat_agent[i, seat]`` indexes ``agent_list``; -1: not held) of the listed
-    games until a seat that is not held is to act or the game is over: in one call where the agents
-    can drive the core together (``play_together``), else by ``act`` round by round."""
-    play = getattr(agent_list[0], "play_together", None)
-    if play is not None and all(getattr(a, "play_together", None) is play for a in agent_list):
-        if play(core, games, agent_list, seat_agent):
-            return
-    actions = np.zeros(core.num_envs, np.int64)
+    games until a seat that is not held is to act or the game is over. Agents that can drive the core
+    together (the same ``play_together``, e.g. the compiled heuristics) play their seats in one call
+    each round; the others answer by ``act``, batched over the games where they are to act."""
+    seat_agent = np.asarray(seat_agent, np.int64)
+    play = getattr(agent_list[0], "play_together", None) if agent_list else None
+    group = [k for k, a in enumerate(agent_list) if play is not None and getattr(a, "play_together", None) is play]
     row_of = np.full(core.num_envs, -1, np.intp)
     row_of[games] = np.arange(games.size)
+    in_group = np.isin(seat_agent, group)
+    grouped = np.where(in_group, np.searchsorted(np.asarray(group, np.int64), seat_agent), -1)
+    actions = np.zeros(core.num_envs, np.int64)
     while True:
         live = games[~np.asarray(core.done)[games]]
-        held = seat_agent[row_of[live], np.asarray(core.current)[live]]
-        live, held = live[held >= 0], held[held >= 0]
+        if group and live.size:
+            if not play(core, live, [agent_list[k] for k in group], grouped[row_of[live]]):
+                group = []  # cannot drive this core directly: every seat by act
+                in_group[:] = False
+                continue
+            live = live[~np.asarray(core.done)[live]]
+        seat = np.asarray(core.current)[live]
+        held = seat_agent[row_of[live], seat]
+        acting = (held >= 0) & ~in_group[row_of[live], seat]
+        live, held = live[acting], held[acting]
         if live.size == 0:
             return
         for k in np.unique(held):
@@ -131,19 +144,27 @@ def _play(core, games: np.ndarray, agent_list: list, seat_agent: np.ndarray) -> 
         core.step(actions, active=active)
 
 
+ROLLOUT_ROWS = 65536
+"""Roll-outs are gathered into one core of at most about this many games before they are played."""
+
+
 def label_batch(task: tuple) -> dict[str, np.ndarray]:
     """Plays one batch of games and labels its gated decisions (the module docstring, steps 1-2).
-    ``task``: ``(env, players, rules, seed, number, start, games, playouts)``; game ``start + i`` of the
-    command seats the heuristic at ``(start + i) % players``."""
+    ``task``: ``(env, players, rules, seed, number, start, games, playouts, improve)``; game ``start + i``
+    of the command seats the labelled seat at ``(start + i) % players``; ``improve``: a model's path
+    whose agent plays that seat (in the games and the roll-outs) instead of the bare heuristic, or ""."""
     import agents
 
-    env, players, rules, seed, number, start, games, playouts = task
+    env, players, rules, seed, number, start, games, playouts, improve = task
     spec = registry.game_spec(env, players, **rules)
     recipe = spec.advantage
     deal, s_base, s_opp, s_rbase, s_ropp, s_belief = _batch_seeds(seed, number)
     made = dict(game=env, num_players=players, rules=rules or None)
-    base, opponents = agents.make(recipe.base, seed=s_base, **made), agents.make(recipe.opponents, seed=s_opp, **made)
-    roll = [agents.make(recipe.base, seed=s_rbase, **made), agents.make(recipe.opponents, seed=s_ropp, **made)]
+    seat_spec = f"advantage:{improve}" if improve else recipe.base
+    policy, opponents = agents.make(seat_spec, seed=s_base, **made), agents.make(recipe.opponents, seed=s_opp, **made)
+    # The other move of a labelled decision: the heuristic's (the seat's own policy where that is the heuristic).
+    base = agents.make(recipe.base, seed=s_base + 1, **made) if improve else policy
+    roll = [agents.make(seat_spec, seed=s_rbase, **made), agents.make(recipe.opponents, seed=s_ropp, **made)]
     features = spec.features(recipe.features)
     columns = recipe.input_columns()
     action = spec.action_names.index(recipe.action)
@@ -154,6 +175,25 @@ def label_batch(task: tuple) -> dict[str, np.ndarray]:
     rollout_seats = np.ones((1, players), np.int64)
     rollout_seats[0, 0] = 0  # belief samples seat the observer at 0
     inputs, labels, takes, decisions = [], [], [], 0
+    pending: list = []  # roll-out cores whose first move is made, played together when enough are waiting
+    # Roll-outs by the compiled heuristics are played at once; a model's roll-outs (a Python call per
+    # round) wait until many are gathered.
+    gather_rows = ROLLOUT_ROWS if improve else 0
+
+    def play_pending() -> None:
+        sims = [sim for sim, _ in pending]
+        sim = sims[0] if len(sims) == 1 else type(sims[0]).gather([(x, np.arange(x.num_envs)) for x in sims])
+        going = np.flatnonzero(~np.asarray(sim.done))
+        _play(sim, going, roll, np.repeat(rollout_seats, going.size, 0))
+        value = np.asarray(spec.win_shares(sim))[:, 0]
+        value = np.where(np.asarray(sim.truncated), 1.0 / players, value)
+        at = 0
+        for x, count in pending:
+            v = value[at: at + x.num_envs].reshape(count, 2, playouts)
+            labels.append((v[:, 0] - v[:, 1]).mean(1).astype(np.float32))
+            at += x.num_envs
+        pending.clear()
+
     while True:
         live = np.flatnonzero(~np.asarray(core.done))
         _play(core, live, [opponents], others[live])
@@ -161,7 +201,7 @@ def label_batch(task: tuple) -> dict[str, np.ndarray]:
         if live.size == 0:
             break
         obs, mask = core.observe(core.current[live], games=live), core.legal_mask[live]
-        moves = np.asarray(base.act(obs, mask), np.int64)
+        moves = np.asarray(policy.act(obs, mask), np.int64)
         decisions += live.size
         rows = np.flatnonzero(mask[:, action] & (mask.sum(1) > 1))
         if rows.size:
@@ -180,18 +220,18 @@ def label_batch(task: tuple) -> dict[str, np.ndarray]:
                 first += [np.full(playouts, action), np.full(playouts, alt)]
             sim = type(parts[0][0]).gather(parts)
             sim.step(np.concatenate(first))
-            going = np.flatnonzero(~np.asarray(sim.done))
-            _play(sim, going, roll, np.repeat(rollout_seats, going.size, 0))
-            value = np.asarray(spec.win_shares(sim))[:, 0]
-            value = np.where(np.asarray(sim.truncated), 1.0 / players, value).reshape(rows.size, 2, playouts)
+            pending.append((sim, rows.size))
             inputs.append(feats[:, columns].astype(np.float32))
-            labels.append((value[:, 0] - value[:, 1]).mean(1).astype(np.float32))
             takes.append(moves[rows] == action)
+            if sum(x.num_envs for x, _ in pending) >= gather_rows:
+                play_pending()
         actions = np.zeros(core.num_envs, np.int64)
         actions[live] = moves
         active = np.zeros(core.num_envs, bool)
         active[live] = True
         core.step(actions, active=active)
+    if pending:
+        play_pending()
     width = columns.size
     return {"inputs": np.concatenate(inputs) if inputs else np.zeros((0, width), np.float32),
             "labels": np.concatenate(labels) if labels else np.zeros(0, np.float32),
@@ -280,12 +320,20 @@ def main(argv: list[str] | None = None) -> dict:
         check_number("--weight-decay", args.weight_decay)
         if not 0.0 <= args.validation < 1.0:
             raise usage_error("--validation", args.validation, "a share from 0 up to 1")
+        improve_info = None
+        if args.improve:
+            from agents.advantage import load_model as load_advantage_model
+
+            with user_errors("--improve", args.improve):
+                _, improve_info = load_advantage_model(args.improve, game.name)
+                if improve_info.num_players != players:
+                    raise ValueError(f"the model was trained for {improve_info.num_players} players, not {players}")
         hidden = parse_net_arch(args.hidden)
         if not hidden:
             raise usage_error("--hidden", args.hidden, "comma-separated positive layer sizes, e.g. 64,64")
     started = time.time()
     tasks = [(game.name, players, rules, args.seed, number, start, min(args.batch_size, args.games - start),
-              args.playouts) for number, start in enumerate(range(0, args.games, args.batch_size))]
+              args.playouts, args.improve) for number, start in enumerate(range(0, args.games, args.batch_size))]
     batches: list[dict] = []
 
     def collect(result: dict) -> None:
@@ -338,13 +386,15 @@ def main(argv: list[str] | None = None) -> dict:
                               features=recipe.features, net_arch=tuple(hidden),
                               recipe=dict(dataclasses.asdict(recipe), inputs=[list(r) for r in recipe.inputs]),
                               game_version=spec.version, timesteps=int(train_rows.size), playouts=args.playouts,
-                              seed=args.seed, validation=dict(summary))
+                              seed=args.seed, validation=dict(summary),
+                              continuation=f"advantage:{npz_path(args.improve).name}" if args.improve else recipe.base,
+                              continuation_sha256=improve_info.sha256 if improve_info else "")
     path = write_model(arrays, args.out, info)
     per_game = labels.size / args.games
     print(f"{game.name}, {players} players: {args.games} games, {decisions} decisions of the heuristic's seat, "
           f"{labels.size} labelled ({per_game:.2f} a game; {args.playouts} belief states each), {labelled:.0f} s")
     if summary:
-        print(f"held-out batches: the network departs from {recipe.base} at {summary['changed']:.1%} of "
+        print(f"held-out batches: the network departs from {info.continuation} at {summary['changed']:.1%} of "
               f"{summary['decisions']} decisions, gaining {summary['gain_per_decision']:+.5f} +- "
               f"{summary['gain_se']:.5f} win share each (about {100 * summary['gain_per_decision'] * per_game:+.2f} "
               f"points a game)")

@@ -1,0 +1,70 @@
+"""Where does an advantage model depart from its heuristic, and what do the roll-outs say there?
+
+Reads the labelled decisions ``training.advantage --data`` wrote and a model, takes the held-out batches
+(the last ``--validation`` share, as the command held them out) and prints, per bin of the call's success
+chance, how often the heuristic and the network take the action and the mean label, then the gain of the
+network's departures in each direction (a label is the paired roll-out difference: the action minus the
+heuristic's other move, so its mean over departures is an unbiased estimate of what they add).
+
+    .venv/bin/python benchmarks/advantage_choices.py --data runs/advantage_4p/data.npz --model runs/advantage_4p/model.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from agents.advantage import load_model
+from training.advantage import choice_gain
+
+BINS = (0.2, 0.3, 0.4, 0.5, 0.55, 0.6, 0.7, 0.8, 0.99)
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", required=True, help="the labelled decisions (training.advantage --data)")
+    parser.add_argument("--model", required=True, help="the model (OUT.npz)")
+    parser.add_argument("--validation", type=float, default=0.1, help="the held-out share of the batches")
+    args = parser.parse_args(argv)
+    arrays, info = load_model(args.model)
+    from keine_ahnung_env import registry
+
+    spec = registry.game_spec(info.game, info.num_players, **{k: v for k, v in info.rules.items() if k != "num_players"})
+    recipe = spec.advantage
+    columns = recipe.input_columns()
+    gate = int(np.flatnonzero(columns == recipe.gate_column)[0])  # the gate's place among the stored inputs
+    with np.load(args.data, allow_pickle=False) as data:
+        inputs, labels, takes, batch = data["inputs"], data["labels"], data["takes"], data["batch"]
+    batches = int(batch.max()) + 1
+    held = np.flatnonzero(batch >= batches - int(round(args.validation * batches)))
+    x = (inputs[held] - arrays["input_mean"]) / arrays["input_scale"]
+    layers = len(info.net_arch) + 1
+    for k in range(layers):
+        x = x @ arrays[f"layer.{k}.weight"].T + arrays[f"layer.{k}.bias"]
+        if k < layers - 1:
+            x = np.maximum(x, 0.0)
+    predicted, y, t, chance = x[:, 0], labels[held], takes[held], inputs[held, gate]
+    changed, gain = choice_gain(predicted, y, t)
+    wants = np.where(changed, ~t, t)
+    print(f"{held.size} held-out decisions of {labels.size}; the network departs at {changed.mean():.1%}, "
+          f"gain {gain.mean():+.5f} +- {gain.std(ddof=1) / np.sqrt(gain.size):.5f} win share per decision")
+    print(f"| success chance | decisions | {recipe.base} takes {recipe.action} | the network takes it | mean label (95% CI) |")
+    print("|---|---:|---:|---:|---:|")
+    rows = []
+    for low, high in zip(BINS[:-1], BINS[1:]):
+        s = (chance >= low) & (chance < high)
+        if s.any():
+            half = 1.96 * y[s].std(ddof=1) / np.sqrt(s.sum()) if s.sum() > 1 else float("nan")
+            print(f"| {low:.2f}-{high:.2f} | {s.sum():,} | {t[s].mean():.0%} | {wants[s].mean():.0%} | "
+                  f"{y[s].mean():+.4f} +- {half:.4f} |")
+            rows.append((low, high, int(s.sum()), float(t[s].mean()), float(wants[s].mean()), float(y[s].mean())))
+    more, fewer = changed & ~t, changed & t
+    print(f"takes {recipe.action} where {recipe.base} does not: {more.mean():.1%} of decisions, gain "
+          f"{np.where(more, y, 0).mean():+.5f} per decision; gives it up: {fewer.mean():.1%}, gain "
+          f"{np.where(fewer, -y, 0).mean():+.5f}")
+    return {"held_out": int(held.size), "changed": float(changed.mean()), "gain": float(gain.mean()), "bins": rows}
+
+
+if __name__ == "__main__":
+    main()
