@@ -229,6 +229,7 @@ def test_the_shipped_model_loads_and_records_how_it_was_made():
     agent = agents.make("advantage_4p", seed=0)
     assert agent.name == "advantage_4p" and agent.info.num_players == 4
     assert agent.info.recipe["base"] == "counter_tuned" and agent.info.timesteps > 100_000
+    assert agent.info.continuation == "counter_tuned" and agent.info.playouts == 4 and agent.info.seed == 85100
     assert agent.info.validation["gain_per_decision"] > 0
     arrays, info = load_model(SHIPPED_MODEL, GAME)
     assert info == agent.info and set(arrays) == set(info.layer_shapes(int(agent.columns.size)))
