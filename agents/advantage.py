@@ -24,13 +24,13 @@ for, the network's hidden sizes, the decisions trained on, the command's seed, a
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .base import read_weights, write_weights
+from .base import check_arrays, layer_shapes, npz_path, read_weights, sidecar_path, write_weights
+from .ppo import PolicySidecar
 
 MODEL_FORMAT = "keine_ahnung_env.advantage/1"
 
@@ -39,18 +39,10 @@ SHIPPED_MODEL = Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_4p_call
 
 
 @dataclasses.dataclass(frozen=True)
-class AdvantageModelInfo:
+class AdvantageModelInfo(PolicySidecar):
     """The sidecar of an advantage model (see the module docstring). The fields every policy sidecar
     has match ``agents.ppo.CheckpointInfo``, so the registry's checks apply unchanged."""
 
-    game: str
-    num_players: int
-    rules: dict
-    observation_version: int
-    observation_size: int
-    num_actions: int
-    features: str
-    net_arch: tuple[int, ...]
     recipe: dict
     """the game's ``AdvantageRecipe`` the model was trained for, as a dict."""
     activation: str = "relu"
@@ -68,35 +60,16 @@ class AdvantageModelInfo:
     sha256: str = ""
     format: str = MODEL_FORMAT
 
-    def to_json(self) -> str:
-        data = dataclasses.asdict(self)
-        data["net_arch"] = list(self.net_arch)
-        return json.dumps(data, indent=2, sort_keys=True)
-
     @classmethod
     def from_json(cls, text: str, where: str) -> "AdvantageModelInfo":
-        try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ValueError(f"advantage model sidecar {where} is not valid JSON: {exc}") from None
-        if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
-            raise ValueError(f"{where} is not the sidecar of an advantage model ({MODEL_FORMAT}); models are "
-                             "written by python -m training.advantage")
-        missing = {"game", "num_players", "rules", "observation_version", "observation_size", "num_actions",
-                   "features", "net_arch", "recipe", "game_version"} - set(data)
-        if missing:
-            raise ValueError(f"advantage model sidecar {where} lacks {sorted(missing)}")
-        fields = {f.name for f in dataclasses.fields(cls)}
-        try:
-            info = cls(**{k: v for k, v in data.items() if k in fields})
-            if not isinstance(info.net_arch, list) or not all(
-                    isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in info.net_arch):
-                raise ValueError(f"net_arch={info.net_arch!r} is not a list of positive integers")
-            object.__setattr__(info, "net_arch", tuple(info.net_arch))
-            if not isinstance(info.recipe, dict) or not isinstance(info.validation, dict):
-                raise ValueError("recipe and validation must be objects")
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"advantage model sidecar {where} has a malformed field: {exc}") from None
+        info = cls.parse(text, where, "advantage model sidecar", MODEL_FORMAT,
+                         f"{where} is not the sidecar of an advantage model ({MODEL_FORMAT}); models are written "
+                         "by python -m training.advantage",
+                         {"game", "num_players", "rules", "observation_version", "observation_size", "num_actions",
+                          "features", "net_arch", "recipe", "game_version"})
+        if not isinstance(info.recipe, dict) or not isinstance(info.validation, dict):
+            raise ValueError(f"advantage model sidecar {where} has a malformed field: recipe and validation must "
+                             "be objects")
         from .ppo import field_problems
 
         problems = field_problems(info, more_counts=("playouts", "seed"), more_strings=("continuation", "continuation_sha256"))
@@ -108,23 +81,8 @@ class AdvantageModelInfo:
 
     def layer_shapes(self, input_size: int) -> dict[str, tuple[int, ...]]:
         """Every array the ``.npz`` must hold, with its shape (``weight`` is ``[out, in]``; one output)."""
-        sizes = [input_size, *self.net_arch, 1]
-        shapes: dict[str, tuple[int, ...]] = {"input_mean": (input_size,), "input_scale": (input_size,)}
-        for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
-            shapes[f"layer.{k}.weight"] = (fan_out, fan_in)
-            shapes[f"layer.{k}.bias"] = (fan_out,)
-        return shapes
-
-
-def npz_path(path: str | Path) -> Path:
-    """``run/model`` or ``run/model.npz`` -> ``run/model.npz``."""
-    path = Path(path)
-    return path if path.suffix == ".npz" else Path(str(path) + ".npz")
-
-
-def sidecar_path(path: str | Path) -> Path:
-    """``run/model.npz`` or ``run/model`` -> ``run/model.json``."""
-    return npz_path(path).with_suffix(".json")
+        shapes = {"input_mean": (input_size,), "input_scale": (input_size,)}
+        return {**shapes, **layer_shapes([input_size, *self.net_arch, 1], "layer")}
 
 
 def _recipe(info: AdvantageModelInfo, where: str):
@@ -150,16 +108,7 @@ def _recipe(info: AdvantageModelInfo, where: str):
 
 
 def _check_arrays(arrays: dict[str, np.ndarray], info: AdvantageModelInfo, width: int, where: str) -> None:
-    expected = info.layer_shapes(width)
-    if set(arrays) != set(expected):
-        raise ValueError(f"{where}: arrays {sorted(arrays)} do not match the recorded network "
-                         f"(expected {sorted(expected)})")
-    for name, shape in expected.items():
-        if arrays[name].dtype != np.float32 or arrays[name].shape != shape:
-            raise ValueError(f"{where}: {name} is {arrays[name].dtype} {arrays[name].shape}; the recorded network "
-                             f"needs float32 {shape}")
-        if not np.isfinite(arrays[name]).all():
-            raise ValueError(f"{where}: {name} holds values that are not finite")
+    check_arrays(arrays, info.layer_shapes(width), where)
 
 
 def write_model(arrays: dict[str, np.ndarray], path: str | Path, info: AdvantageModelInfo) -> Path:

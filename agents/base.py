@@ -16,7 +16,8 @@ import numpy as np
 
 from keine_ahnung_env.sampling import sample_masked  # the one masked sampler, shared with the games' own agents
 
-__all__ = ["Agent", "RandomAgent", "BatchedAgent", "batched", "sample_masked", "write_weights", "read_weights"]
+__all__ = ["Agent", "RandomAgent", "BatchedAgent", "batched", "sample_masked", "write_weights", "read_weights",
+           "npz_path", "sidecar_path", "layer_shapes", "check_arrays"]
 
 
 @runtime_checkable
@@ -132,3 +133,39 @@ def read_weights(target: Path, sha256: str, label: str) -> dict[str, np.ndarray]
         raise ValueError(f"{label} is not a NumPy archive of weights (refused, not run): {exc}") from None
     except (OSError, zipfile.BadZipFile, EOFError) as exc:
         raise ValueError(f"{label} is unreadable: {type(exc).__name__}: {exc}") from None
+
+
+def npz_path(path: str | Path) -> Path:
+    """``run/policy`` or ``run/policy.npz`` -> ``run/policy.npz``."""
+    path = Path(path)
+    return path if path.suffix == ".npz" else Path(str(path) + ".npz")
+
+
+def sidecar_path(path: str | Path) -> Path:
+    """``run/policy.npz`` or ``run/policy`` -> ``run/policy.json``."""
+    return npz_path(path).with_suffix(".json")
+
+
+def layer_shapes(sizes: list[int], prefix: str) -> dict[str, tuple[int, ...]]:
+    """The arrays of a fully connected network with layer widths ``sizes`` (input first), as torch lays
+    them out: ``{prefix}.K.weight`` ``[out, in]`` and ``{prefix}.K.bias`` ``[out]``."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+        shapes[f"{prefix}.{k}.weight"] = (fan_out, fan_in)
+        shapes[f"{prefix}.{k}.bias"] = (fan_out,)
+    return shapes
+
+
+def check_arrays(arrays: dict[str, np.ndarray], expected: dict[str, tuple[int, ...]], where: str) -> None:
+    """ValueError (naming ``where``) unless ``arrays`` are exactly the ``expected`` names, each float32 of
+    its shape and finite."""
+    if set(arrays) != set(expected):
+        raise ValueError(f"{where}: arrays {sorted(arrays)} do not match the recorded architecture "
+                         f"(expected {sorted(expected)})")
+    for name, shape in expected.items():
+        array = arrays[name]
+        if array.dtype != np.float32 or array.shape != shape:
+            raise ValueError(f"{where}: {name} is {array.dtype} {array.shape}; the recorded architecture needs "
+                             f"float32 {shape}")
+        if not np.isfinite(array).all():
+            raise ValueError(f"{where}: {name} holds values that are not finite")

@@ -108,10 +108,7 @@ class SearchAgent:
         self.max_rows = int(max_rows)
         probe = registry.game_spec(self.game, entry.default_players if num_players is None else num_players,
                                    **self.rules)
-        if probe.belief is None:
-            able = [name for name in registry.games() if registry.game_spec(name).belief is not None]
-            raise ValueError(f"{self.game} offers no belief sampler (GameSpec.belief), which the search agent "
-                             f"needs; games that offer one: {', '.join(able) or 'none'}")
+        registry.game_hook(probe, "belief", "belief sampler", ", which the search agent needs")
         self._specs: dict[int, Any] = {} if num_players is None else {probe.observation_size: probe}
         if not isinstance(when, str) or not when.strip():
             raise ValueError(f"when={when!r}; allowed: 'all' or action names joined by '+', e.g. "

@@ -52,8 +52,11 @@ CRITICS = ("public", "oracle")
 
 
 @dataclasses.dataclass(frozen=True)
-class CheckpointInfo:
-    """The sidecar of a checkpoint (see the module docstring)."""
+class PolicySidecar:
+    """What every policy sidecar shares (this module's checkpoints, ``agents.rllib``'s exports,
+    ``agents.advantage``'s models): the game, variant and observation the policy reads, its feature set
+    and hidden layers, written and read as JSON. The registry's checks (:func:`check_game`,
+    :func:`check_compatible`) read these fields."""
 
     game: str
     num_players: int
@@ -63,6 +66,43 @@ class CheckpointInfo:
     num_actions: int
     features: str
     net_arch: tuple[int, ...]
+
+    def to_json(self) -> str:
+        data = dataclasses.asdict(self)
+        data["net_arch"] = list(self.net_arch)
+        return json.dumps(data, indent=2, sort_keys=True)
+
+    @classmethod
+    def parse(cls, text: str, where: str, label: str, fmt: str, not_ours: str, required: set[str]):
+        """The sidecar in ``text`` (``where``: its file, named in errors as "``label`` ``where``"); ValueError
+        for text that is no JSON, another format (``not_ours`` is the message), missing ``required`` fields,
+        a field of the wrong type or a ``net_arch`` that is not a list of positive integers. The callers
+        check the values' ranges (:func:`field_problems`)."""
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{label} {where} is not valid JSON: {exc}") from None
+        if not isinstance(data, dict) or data.get("format") != fmt:
+            raise ValueError(not_ours)
+        missing = set(required) - set(data)
+        if missing:
+            raise ValueError(f"{label} {where} lacks {sorted(missing)}")
+        fields = {f.name for f in dataclasses.fields(cls)}
+        try:
+            info = cls(**{k: v for k, v in data.items() if k in fields})
+            if not isinstance(info.net_arch, (list, tuple)) or not all(
+                    isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in info.net_arch):
+                raise ValueError(f"net_arch={info.net_arch!r} is not a list of positive integers")
+            object.__setattr__(info, "net_arch", tuple(info.net_arch))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{label} {where} has a malformed field: {exc}") from None
+        return info
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckpointInfo(PolicySidecar):
+    """The sidecar of a checkpoint (see the module docstring)."""
+
     activation: str
     timesteps: int = 0
     critic: str = "public"
@@ -72,28 +112,12 @@ class CheckpointInfo:
     game_version: int = 0
     """``GameSpec.version`` of the game the policy was trained on (absent in old sidecars: 0)."""
 
-    def to_json(self) -> str:
-        data = dataclasses.asdict(self)
-        data["net_arch"] = list(self.net_arch)
-        return json.dumps(data, indent=2, sort_keys=True)
-
     @classmethod
     def from_json(cls, text: str, where: str) -> "CheckpointInfo":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"checkpoint sidecar {where} is not valid JSON: {exc}") from None
-        if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
-            raise ValueError(f"checkpoint sidecar {where} is not a {CHECKPOINT_FORMAT} sidecar")
-        fields = {f.name for f in dataclasses.fields(cls)}
-        missing = fields - set(data) - {"timesteps", "sha256", "format", "critic", "privileged_size", "game_version"}
-        if missing:
-            raise ValueError(f"checkpoint sidecar {where} lacks {sorted(missing)}")
-        try:
-            info = cls(**{k: v for k, v in data.items() if k in fields})
-            object.__setattr__(info, "net_arch", tuple(int(n) for n in info.net_arch))
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"checkpoint sidecar {where} has a malformed field: {exc}") from None
+        optional = {"timesteps", "sha256", "format", "critic", "privileged_size", "game_version"}
+        info = cls.parse(text, where, "checkpoint sidecar", CHECKPOINT_FORMAT,
+                         f"checkpoint sidecar {where} is not a {CHECKPOINT_FORMAT} sidecar",
+                         {f.name for f in dataclasses.fields(cls)} - optional)
         problems = _field_problems(info)
         if problems:
             raise ValueError(f"checkpoint sidecar {where}: " + "; ".join(problems))

@@ -26,31 +26,23 @@ trained policy plays in every environment of the project (tournaments, ``trainin
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .base import read_weights, write_weights
+from .base import check_arrays, layer_shapes, npz_path, read_weights, sidecar_path, write_weights
+from .ppo import PolicySidecar
 
 EXPORT_FORMAT = "keine_ahnung_env.rllib/1"
 ACTIVATIONS = ("tanh", "relu")
 
 
 @dataclasses.dataclass(frozen=True)
-class RLlibPolicyInfo:
+class RLlibPolicyInfo(PolicySidecar):
     """The sidecar of an exported RLlib policy (see the module docstring). Its field names match
     ``agents.ppo.CheckpointInfo`` where they mean the same, so the same registry checks apply."""
 
-    game: str
-    num_players: int
-    rules: dict
-    observation_version: int
-    observation_size: int
-    num_actions: int
-    features: str
-    net_arch: tuple[int, ...]
     activation: str
     game_version: int = 0
     timesteps: int = 0
@@ -59,33 +51,13 @@ class RLlibPolicyInfo:
     sha256: str = ""
     format: str = EXPORT_FORMAT
 
-    def to_json(self) -> str:
-        data = dataclasses.asdict(self)
-        data["net_arch"] = list(self.net_arch)
-        return json.dumps(data, indent=2, sort_keys=True)
-
     @classmethod
     def from_json(cls, text: str, where: str) -> "RLlibPolicyInfo":
-        try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ValueError(f"RLlib export sidecar {where} is not valid JSON: {exc}") from None
-        if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
-            raise ValueError(f"{where} is not the sidecar of an RLlib policy export ({EXPORT_FORMAT}); exports are "
-                             "written by python -m training.train_rllib")
-        fields = {f.name for f in dataclasses.fields(cls)}
-        missing = {"game", "num_players", "rules", "observation_version", "observation_size", "num_actions",
-                   "features", "net_arch", "activation", "game_version"} - set(data)
-        if missing:
-            raise ValueError(f"RLlib export sidecar {where} lacks {sorted(missing)}")
-        try:
-            info = cls(**{k: v for k, v in data.items() if k in fields})
-            if not isinstance(info.net_arch, list) or not all(isinstance(n, int) and not isinstance(n, bool)
-                                                              for n in info.net_arch):
-                raise ValueError(f"net_arch={info.net_arch!r} is not a list of integers")
-            object.__setattr__(info, "net_arch", tuple(info.net_arch))
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"RLlib export sidecar {where} has a malformed field: {exc}") from None
+        info = cls.parse(text, where, "RLlib export sidecar", EXPORT_FORMAT,
+                         f"{where} is not the sidecar of an RLlib policy export ({EXPORT_FORMAT}); exports are "
+                         "written by python -m training.train_rllib",
+                         {"game", "num_players", "rules", "observation_version", "observation_size", "num_actions",
+                          "features", "net_arch", "activation", "game_version"})
         from .ppo import field_problems
 
         problems = field_problems(info, more_strings=("ray_version",))
@@ -98,23 +70,7 @@ class RLlibPolicyInfo:
     def layer_shapes(self, input_size: int) -> dict[str, tuple[int, ...]]:
         """Every array the ``.npz`` must hold, with its shape: the policy network as torch lays it out
         (``weight`` is ``[out, in]``), hidden layers ``pi.0`` .. and the logits layer last."""
-        sizes = [input_size, *self.net_arch, self.num_actions]
-        shapes = {}
-        for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
-            shapes[f"pi.{k}.weight"] = (fan_out, fan_in)
-            shapes[f"pi.{k}.bias"] = (fan_out,)
-        return shapes
-
-
-def npz_path(path: str | Path) -> Path:
-    """``run/policy`` or ``run/policy.npz`` -> ``run/policy.npz``."""
-    path = Path(path)
-    return path if path.suffix == ".npz" else Path(str(path) + ".npz")
-
-
-def sidecar_path(path: str | Path) -> Path:
-    """``run/policy.npz`` or ``run/policy`` -> ``run/policy.json``."""
-    return npz_path(path).with_suffix(".json")
+        return layer_shapes([input_size, *self.net_arch, self.num_actions], "pi")
 
 
 def write_export(weights: dict[str, np.ndarray], path: str | Path, info: RLlibPolicyInfo) -> Path:
@@ -133,15 +89,7 @@ def _check_arrays(arrays: dict[str, np.ndarray], info: RLlibPolicyInfo, where: s
     from .features import ObservationFeatures
 
     width = ObservationFeatures(info.features, info.num_players, info.rules, game=info.game).size
-    expected = info.layer_shapes(width)
-    if set(arrays) != set(expected):
-        raise ValueError(f"{where}: arrays {sorted(arrays)} do not match the recorded architecture "
-                         f"(expected {sorted(expected)})")
-    for name, shape in expected.items():
-        array = arrays[name]
-        if array.dtype != np.float32 or array.shape != shape:
-            raise ValueError(f"{where}: {name} is {array.dtype} {array.shape}; the recorded architecture needs "
-                             f"float32 {shape}")
+    check_arrays(arrays, info.layer_shapes(width), where)
 
 
 def read_info(path: str | Path) -> RLlibPolicyInfo:

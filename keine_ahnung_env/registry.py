@@ -101,6 +101,20 @@ def game_spec(name: str, num_players: int | None = None, **rules: Any) -> GameSp
     return game(name).spec(num_players, **rules)
 
 
+def game_hook(game: str | GameSpec, attribute: str, what: str, needed_by: str = "") -> Any:
+    """``GameSpec.<attribute>`` of ``game`` (a registered name or a spec), e.g. ``search``, ``belief``,
+    ``ceiling`` or ``advantage``; where the game offers none, ValueError "<game> offers no <what>
+    (GameSpec.<attribute>)<needed_by>; games that offer it: ..." naming the registered games that do
+    (for an unknown name, the registered games)."""
+    spec = game if isinstance(game, GameSpec) else game_spec(game)
+    value = getattr(spec, attribute)
+    if value is None:
+        able = [name for name in games() if getattr(game_spec(name), attribute) is not None]
+        raise ValueError(f"{spec.name} offers no {what} (GameSpec.{attribute}){needed_by}; games that offer it: "
+                         f"{', '.join(able) or 'none'}")
+    return value
+
+
 def entry_points(name: str):
     """The module with game ``name``'s entry points (``env``, ``raw_env``, ``solo_env``, ...)."""
     entry = game(name)

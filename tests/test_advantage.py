@@ -156,7 +156,7 @@ def test_the_next_round_labels_the_play_of_an_earlier_model(tmp_path):
 
 
 def test_the_command_refuses_bad_arguments_before_playing(tmp_path):
-    with pytest.raises(ValueError, match=r"--env .gap_v0.: gap_v0 offers no advantage recipe.*games that do: keine_ahnung_v0"):
+    with pytest.raises(ValueError, match=r"--env .gap_v0.: gap_v0 offers no advantage recipe.*games that offer it: keine_ahnung_v0"):
         command.main(["--env", "gap_v0", "--players", "3", "--out", str(tmp_path / "m")])
     with pytest.raises(ValueError, match=r"--out .*a path for the model"):
         command.main([])
@@ -233,3 +233,18 @@ def test_the_shipped_model_loads_and_records_how_it_was_made():
     assert agent.info.validation["gain_per_decision"] > 0
     arrays, info = load_model(SHIPPED_MODEL, GAME)
     assert info == agent.info and set(arrays) == set(info.layer_shapes(int(agent.columns.size)))
+
+
+def test_the_split_sample_look_values_decisions_of_each_kind():
+    import subprocess
+    import sys
+
+    for kind in ("call", "place"):
+        run = subprocess.run([sys.executable, "benchmarks/split_headroom.py", "--kind", kind, "--games", "40",
+                              "--playouts", "4", "--seed", "3"], capture_output=True, text=True, timeout=180)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.startswith(f"{kind}: ") and "2 states choose: gain" in run.stdout
+        assert int(run.stdout.split()[1]) > 10  # decisions valued
+    bad = subprocess.run([sys.executable, "benchmarks/split_headroom.py", "--playouts", "5"], capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and "--playouts 5: an even number >= 4" in bad.stderr

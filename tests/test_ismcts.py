@@ -48,7 +48,7 @@ def test_ismcts_is_registered_and_refuses_bad_arguments():
 
     tiny_game.register()
     try:
-        with pytest.raises(ValueError, match=r"tiny_v0 offers no belief sampler .*games that offer one: "
+        with pytest.raises(ValueError, match=r"tiny_v0 offers no belief sampler .*games that offer it: "
                                              r"dnp_v0, gap_v0, keine_ahnung_v0"):
             agents.make("ismcts", game=tiny_game.NAME)
     finally:

@@ -156,7 +156,7 @@ def test_search_refuses_a_game_without_search_hooks():
 
     registry.register_game(registry.GameEntry("no_search_v0", no_search, 2, 5, 4))
     try:
-        with pytest.raises(ValueError, match="no_search_v0 offers no search hooks.*games that offer them: .*keine_ahnung_v0"):
+        with pytest.raises(ValueError, match="no_search_v0 offers no search hooks.*games that offer it: .*keine_ahnung_v0"):
             search.main(["--env", "no_search_v0", "--games", "2"])
         with pytest.raises(ValueError, match="no_search_v0 offers no search hooks"):
             search.RolloutPlanner(agents.make("random"), game="no_search_v0")

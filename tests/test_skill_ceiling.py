@@ -127,7 +127,7 @@ def test_skill_ceiling_command_reports_every_level(tmp_path, capsys):
     (["--levels", "best"], r"--levels 'best'; allowed: control, own, all"),
     (["--players", "2,9"], r"--players 9; allowed for keine_ahnung_v0: integers 2-5"),
     (["--players", "four"], r"--players 'four'; allowed: comma-separated player counts"),
-    (["--env", "gap_v0"], r"gap_v0 offers no privileged players \(GameSpec.ceiling\); games that do: keine_ahnung_v0"),
+    (["--env", "gap_v0"], r"gap_v0 offers no privileged players \(GameSpec.ceiling\); games that offer it: keine_ahnung_v0"),
 ])
 def test_skill_ceiling_command_refuses_bad_arguments(argv, message):
     with pytest.raises(UsageError, match=message):

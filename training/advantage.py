@@ -95,13 +95,7 @@ class Args:
 
 def advantage_recipe(game: str | GameSpec) -> AdvantageRecipe:
     """The advantage recipe of ``game``; ValueError names the games that offer one."""
-    spec = game if isinstance(game, GameSpec) else registry.game_spec(game)
-    if spec.advantage is None:
-        able = [name for name in registry.games() if registry.game_spec(name).advantage is not None]
-        raise ValueError(f"{spec.name} offers no advantage recipe (GameSpec.advantage); games that do: "
-                         f"{', '.join(able) or 'none'}")
-    return spec.advantage
-
+    return registry.game_hook(game, "advantage", "advantage recipe")
 
 def _batch_seeds(seed: int, number: int) -> list[int]:
     """Six seeds for batch ``number``: the deals, the heuristic, the opponents, their two roll-out copies,

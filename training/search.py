@@ -85,13 +85,7 @@ class Args:
 def search_hooks(game: str | GameSpec) -> SearchHooks:
     """The search hooks of ``game`` (a registered name or a spec); ValueError names the games that
     offer them (and, for an unknown name, the registered games)."""
-    spec = game if isinstance(game, GameSpec) else registry.game_spec(game)
-    if spec.search is None:
-        able = [name for name in registry.games() if registry.game_spec(name).search is not None]
-        raise ValueError(f"{spec.name} offers no search hooks (GameSpec.search), so the roll-out planner cannot "
-                         f"play it; games that offer them: {', '.join(able) or 'none'}")
-    return spec.search
-
+    return registry.game_hook(game, "search", "search hooks", ", so the roll-out planner cannot play it")
 
 def win_shares(spec: GameSpec, core, seats: np.ndarray) -> np.ndarray:
     """[B] the given seats' shares of the win (ties split; a truncated game counts 1/P)."""

@@ -70,13 +70,7 @@ class Args:
 
 def ceiling_hooks(game: str | GameSpec) -> CeilingHooks:
     """The ceiling hooks of ``game``; ValueError names the games that offer them."""
-    spec = game if isinstance(game, GameSpec) else registry.game_spec(game)
-    if spec.ceiling is None:
-        able = [name for name in registry.games() if registry.game_spec(name).ceiling is not None]
-        raise ValueError(f"{spec.name} offers no privileged players (GameSpec.ceiling); games that do: "
-                         f"{', '.join(able) or 'none'}")
-    return spec.ceiling
-
+    return registry.game_hook(game, "ceiling", "privileged players")
 
 def win_shares(spec: GameSpec, core, seats: np.ndarray) -> np.ndarray:
     """[B] the given seats' shares of the win (ties split; a truncated game counts 1/P)."""
