@@ -290,7 +290,8 @@ def fit(inputs: np.ndarray, labels: np.ndarray, hidden: list[int], epochs: int, 
 def main(argv: list[str] | None = None) -> dict:
     """Parses the arguments, labels the decisions, fits and writes the model; returns the summary. Bad
     arguments raise ValueError (a ``UsageError``) before any game is played."""
-    from agents.advantage import AdvantageModelInfo, npz_path, write_model
+    from agents.advantage import AdvantageModelInfo, load_model, npz_path, write_model
+    from agents.ppo import check_compatible
 
     args = parse_dataclass(Args, argv, prog=PROG, examples=EXAMPLES)
     with user_errors():
@@ -316,12 +317,9 @@ def main(argv: list[str] | None = None) -> dict:
             raise usage_error("--validation", args.validation, "a share from 0 up to 1")
         improve_info = None
         if args.improve:
-            from agents.advantage import load_model as load_advantage_model
-
             with user_errors("--improve", args.improve):
-                _, improve_info = load_advantage_model(args.improve, game.name)
-                if improve_info.num_players != players:
-                    raise ValueError(f"the model was trained for {improve_info.num_players} players, not {players}")
+                _, improve_info = load_model(args.improve, game.name)
+                check_compatible(improve_info, game.name, players, rules, where="the model")
         hidden = parse_net_arch(args.hidden)
         if not hidden:
             raise usage_error("--hidden", args.hidden, "comma-separated positive layer sizes, e.g. 64,64")
