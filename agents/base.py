@@ -17,7 +17,7 @@ import numpy as np
 from keine_ahnung_env.sampling import sample_masked  # the one masked sampler, shared with the games' own agents
 
 __all__ = ["Agent", "RandomAgent", "BatchedAgent", "batched", "sample_masked", "write_weights", "read_weights",
-           "npz_path", "sidecar_path", "layer_shapes", "check_arrays"]
+           "npz_path", "sidecar_path", "layer_shapes", "check_arrays", "play_seats"]
 
 
 @runtime_checkable
@@ -169,3 +169,38 @@ def check_arrays(arrays: dict[str, np.ndarray], expected: dict[str, tuple[int, .
                              f"float32 {shape}")
         if not np.isfinite(array).all():
             raise ValueError(f"{where}: {name} holds values that are not finite")
+
+
+def play_seats(core, games: np.ndarray, agent_list: list, seat_agent: np.ndarray) -> None:
+    """Plays the held seats (``seat_agent[i, seat]`` indexes ``agent_list``; -1: not held) of the listed
+    games until a seat that is not held is to act or the game is over. Agents that can drive the core
+    together (the same ``play_together``, e.g. the compiled heuristics) play their seats in one call
+    each round; the others answer by ``act``, batched over the games where they are to act."""
+    seat_agent = np.asarray(seat_agent, np.int64)
+    play = getattr(agent_list[0], "play_together", None) if agent_list else None
+    group = [k for k, a in enumerate(agent_list) if play is not None and getattr(a, "play_together", None) is play]
+    row_of = np.full(core.num_envs, -1, np.intp)
+    row_of[games] = np.arange(games.size)
+    in_group = np.isin(seat_agent, group)
+    grouped = np.where(in_group, np.searchsorted(np.asarray(group, np.int64), seat_agent), -1)
+    actions = np.zeros(core.num_envs, np.int64)
+    while True:
+        live = games[~np.asarray(core.done)[games]]
+        if group and live.size:
+            if not play(core, live, [agent_list[k] for k in group], grouped[row_of[live]]):
+                group = []  # cannot drive this core directly: every seat by act
+                in_group[:] = False
+                continue
+            live = live[~np.asarray(core.done)[live]]
+        seat = np.asarray(core.current)[live]
+        held = seat_agent[row_of[live], seat]
+        acting = (held >= 0) & ~in_group[row_of[live], seat]
+        live, held = live[acting], held[acting]
+        if live.size == 0:
+            return
+        for k in np.unique(held):
+            rows = live[held == k]
+            actions[rows] = agent_list[k].act(core.observe(core.current[rows], games=rows), core.legal_mask[rows])
+        active = np.zeros(core.num_envs, bool)
+        active[live] = True
+        core.step(actions, active=active)

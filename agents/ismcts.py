@@ -44,6 +44,8 @@ import numpy as np
 from keine_ahnung_env import registry
 from keine_ahnung_env.sampling import check_batch
 
+from .base import play_seats
+
 __all__ = ["SearchAgent", "make_agent"]
 
 
@@ -72,7 +74,7 @@ class SearchAgent:
 
     def __init__(self, seed: int | None = None, game: str = "keine_ahnung_v0", playouts: int = 16,
                  rollout: str | None = None, margin: float = 2.0, when: str = "all", screen: int = 4,
-                 max_rows: int = 16384,
+                 max_rows: int = 16384, opponents: str | None = None,
                  num_players: int | None = None, rules: dict | None = None):
         """``playouts``: sampled states per distinct move (an integer >= 2); ``rollout``: the agent spec
         (``agents.make``) that plays every seat after the searched move, and whose own move is the
@@ -83,7 +85,9 @@ class SearchAgent:
         ``"CALL"``: search only decisions where one of them is legal); ``screen``: states per move of a
         first look (0: none), after which only decisions where another move does at least as well as
         the roll-out agent's (and differs from it in some state) get the rest of the ``playouts``; ``max_rows``: the most
-        games one roll-out batch holds (memory); ``num_players`` (optional: read from the
+        games one roll-out batch holds (memory); ``opponents``: an agent spec that plays the other seats of
+        the roll-outs (None: the roll-out agent plays every seat), e.g. ``counter`` where the agent knows
+        whom it faces; ``num_players`` (optional: read from the
         observation width otherwise) and ``rules`` fix the variant."""
         import agents
 
@@ -128,6 +132,13 @@ class SearchAgent:
         self.rollout_spec = rollout
         self.rollout = agents.make(rollout, game=self.game, seed=seed, num_players=num_players,
                                    rules=rules if rules else None)
+        if opponents is not None and (not isinstance(opponents, str) or not opponents.strip()):
+            raise ValueError(f"opponents={opponents!r}; allowed: None (the roll-out agent in every seat) or an agent "
+                             "spec, e.g. 'counter'")
+        self.opponents_spec = opponents
+        self.opponents = None if opponents is None else agents.make(
+            opponents, game=self.game, seed=None if seed is None else seed + 1, num_players=num_players,
+            rules=rules if rules else None)
         self.rng = np.random.default_rng(seed)
         self.decisions = 0
         """decisions taken (rows of ``act`` with a legal action)."""
@@ -141,6 +152,8 @@ class SearchAgent:
         self.rng = np.random.default_rng(seed)
         if callable(getattr(self.rollout, "reseed", None)):
             self.rollout.reseed(seed)
+        if callable(getattr(self.opponents, "reseed", None)):
+            self.opponents.reseed(None if seed is None else seed + 1)
 
     # ------------------------------------------------------------------ the variant
 
@@ -252,8 +265,13 @@ class SearchAgent:
                 seats.append(core.current[rows].astype(np.intp))
         sim = type(jobs[0][0]).gather(parts)
         sim.step(np.concatenate(first))
-        play_out(sim, self.rollout)
         seat = np.concatenate(seats)
+        if self.opponents is None:
+            play_out(sim, self.rollout)
+        else:  # the deciding seat plays the roll-out agent, every other seat the opponents
+            live = np.flatnonzero(~np.asarray(sim.done))
+            seat_agent = np.where(np.arange(sim.num_players)[None, :] == seat[live, None], 0, 1)
+            play_seats(sim, live, [self.rollout, self.opponents], seat_agent)
         value = np.asarray(spec.win_shares(sim))[np.arange(sim.num_envs), seat]
         value = np.where(np.asarray(sim.truncated), 1.0 / spec.num_players, value)
         out, at = [], 0

@@ -22,7 +22,7 @@ import numpy as np
 
 import agents
 from keine_ahnung_env import registry
-from training.advantage import _play
+from agents.base import play_seats
 
 KINDS = ("call", "place", "other")
 
@@ -53,7 +53,7 @@ def main(argv=None) -> dict:
     gains, started = [], time.time()
     while True:
         live = np.flatnonzero(~core.done)
-        _play(core, live, [counter], others[live])
+        play_seats(core, live, [counter], others[live])
         live = np.flatnonzero(~core.done)
         if live.size == 0:
             break
@@ -71,7 +71,7 @@ def main(argv=None) -> dict:
             sim = type(states).gather([(states, np.arange(K))] * len(candidates))
             sim.step(np.concatenate([np.full(K, m) for m in candidates]))
             going = np.flatnonzero(~sim.done)
-            _play(sim, going, roll, np.repeat(rollout_seats, going.size, 0))
+            play_seats(sim, going, roll, np.repeat(rollout_seats, going.size, 0))
             value = np.asarray(spec.win_shares(sim))[:, 0]
             value = np.where(np.asarray(sim.truncated), 1.0 / players, value).reshape(len(candidates), K)
             first = value[:, :half].mean(1) - value[base, :half].mean()

@@ -106,3 +106,29 @@ def test_ismcts_finds_the_sure_trophy_its_rollout_agent_misses():
     agent = agents.make("ismcts", rollout="never_call", playouts=16, margin=0.0, screen=0, seed=0)
     chosen = agent.act(obs, mask)
     assert (chosen == ACTION_CALL).sum() >= 7 and agent.changed >= 7
+
+
+def test_ismcts_can_seat_other_opponents_in_its_rollouts():
+    """``opponents``: the roll-outs' other seats play that agent, the deciding seat the roll-out agent."""
+    with pytest.raises(ValueError, match=r"opponents=''; allowed: None .the roll-out agent in every seat. or an agent spec"):
+        agents.make("ismcts", opponents="")
+    with pytest.raises(ValueError, match=r"unknown agent 'nobody'"):
+        agents.make("ismcts", opponents="nobody")
+    core = _positions(4, seed=7, steps=20, num_games=12)
+    live = np.flatnonzero(~core.done)
+    obs = core.observe(core.current[live], games=live)
+    spec = registry.game_spec("keine_ahnung_v0", 4)
+    values = {}
+    for opponents in (None, "always_call"):
+        agent = agents.make("ismcts", playouts=8, seed=3, rollout="counter", opponents=opponents)
+        assert agent.opponents_spec == opponents
+        jobs = []
+        for o in obs[:6]:
+            states = spec.belief.sample_states(o, 8, np.random.default_rng(5))
+            moves, _ = agent._moves(spec, states, int(np.flatnonzero(states.legal_mask[0])[0]))
+            jobs.append((states, moves, np.arange(8)))
+        values[opponents] = np.concatenate([v.ravel() for v in agent._values(spec, jobs)])
+    # Against counters the deciding seat wins about its share; against always_call it nearly always wins.
+    assert values[None].mean() < 0.5 < values["always_call"].mean()
+    moves = agents.make("ismcts", playouts=2, seed=1, opponents="counter").act(obs, core.legal_mask[live])
+    assert core.legal_mask[live][np.arange(live.size), moves].all()

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.base import play_seats
 from keine_ahnung_env import registry
 from keine_ahnung_env.game_spec import AdvantageRecipe, GameSpec
 
@@ -103,41 +104,6 @@ def _batch_seeds(seed: int, number: int) -> list[int]:
     return [int(s) for s in np.random.SeedSequence([int(seed), int(number)]).generate_state(6)]
 
 
-def _play(core, games: np.ndarray, agent_list: list, seat_agent: np.ndarray) -> None:
-    """Plays the held seats (``seat_agent[i, seat]`` indexes ``agent_list``; -1: not held) of the listed
-    games until a seat that is not held is to act or the game is over. Agents that can drive the core
-    together (the same ``play_together``, e.g. the compiled heuristics) play their seats in one call
-    each round; the others answer by ``act``, batched over the games where they are to act."""
-    seat_agent = np.asarray(seat_agent, np.int64)
-    play = getattr(agent_list[0], "play_together", None) if agent_list else None
-    group = [k for k, a in enumerate(agent_list) if play is not None and getattr(a, "play_together", None) is play]
-    row_of = np.full(core.num_envs, -1, np.intp)
-    row_of[games] = np.arange(games.size)
-    in_group = np.isin(seat_agent, group)
-    grouped = np.where(in_group, np.searchsorted(np.asarray(group, np.int64), seat_agent), -1)
-    actions = np.zeros(core.num_envs, np.int64)
-    while True:
-        live = games[~np.asarray(core.done)[games]]
-        if group and live.size:
-            if not play(core, live, [agent_list[k] for k in group], grouped[row_of[live]]):
-                group = []  # cannot drive this core directly: every seat by act
-                in_group[:] = False
-                continue
-            live = live[~np.asarray(core.done)[live]]
-        seat = np.asarray(core.current)[live]
-        held = seat_agent[row_of[live], seat]
-        acting = (held >= 0) & ~in_group[row_of[live], seat]
-        live, held = live[acting], held[acting]
-        if live.size == 0:
-            return
-        for k in np.unique(held):
-            rows = live[held == k]
-            actions[rows] = agent_list[k].act(core.observe(core.current[rows], games=rows), core.legal_mask[rows])
-        active = np.zeros(core.num_envs, bool)
-        active[live] = True
-        core.step(actions, active=active)
-
-
 ROLLOUT_ROWS = 65536
 """Roll-outs are gathered into one core of at most about this many games before they are played."""
 
@@ -178,7 +144,7 @@ def label_batch(task: tuple) -> dict[str, np.ndarray]:
         sims = [sim for sim, _ in pending]
         sim = sims[0] if len(sims) == 1 else type(sims[0]).gather([(x, np.arange(x.num_envs)) for x in sims])
         going = np.flatnonzero(~np.asarray(sim.done))
-        _play(sim, going, roll, np.repeat(rollout_seats, going.size, 0))
+        play_seats(sim, going, roll, np.repeat(rollout_seats, going.size, 0))
         value = np.asarray(spec.win_shares(sim))[:, 0]
         value = np.where(np.asarray(sim.truncated), 1.0 / players, value)
         at = 0
@@ -190,7 +156,7 @@ def label_batch(task: tuple) -> dict[str, np.ndarray]:
 
     while True:
         live = np.flatnonzero(~np.asarray(core.done))
-        _play(core, live, [opponents], others[live])
+        play_seats(core, live, [opponents], others[live])
         live = np.flatnonzero(~np.asarray(core.done))
         if live.size == 0:
             break
