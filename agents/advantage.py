@@ -187,12 +187,6 @@ class AdvantageAgent:
                 x = np.maximum(x, 0.0)
         return x[:, 0]
 
-    def gated(self, features: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """[n] bool: the rows the network decides (the action legal beside another move, gate in band)."""
-        gate = np.asarray(features)[:, self.recipe.gate_column]
-        return (action_mask[:, self.action] & (action_mask.sum(1) > 1)
-                & (gate >= self.recipe.gate_low) & (gate < self.recipe.gate_high))
-
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         obs = np.asarray(observation, np.float32)
         mask = np.asarray(action_mask, bool)
@@ -206,7 +200,7 @@ class AdvantageAgent:
         if rows.size == 0:
             return out
         feats = self.features(obs[rows], mask[rows])
-        keep = self.gated(feats, mask[rows])
+        keep = self.recipe.in_gate(feats)
         rows, feats = rows[keep], feats[keep]
         if rows.size == 0:
             return out

@@ -272,8 +272,7 @@ class SearchAgent:
             live = np.flatnonzero(~np.asarray(sim.done))
             seat_agent = np.where(np.arange(sim.num_players)[None, :] == seat[live, None], 0, 1)
             play_seats(sim, live, [self.rollout, self.opponents], seat_agent)
-        value = np.asarray(spec.win_shares(sim))[np.arange(sim.num_envs), seat]
-        value = np.where(np.asarray(sim.truncated), 1.0 / spec.num_players, value)
+        value = spec.seat_win_shares(sim, seat)
         out, at = [], 0
         for _, moves, rows in jobs:
             out.append(value[at: at + len(moves) * rows.size].reshape(len(moves), rows.size))

@@ -72,8 +72,7 @@ def main(argv=None) -> dict:
             sim.step(np.concatenate([np.full(K, m) for m in candidates]))
             going = np.flatnonzero(~sim.done)
             play_seats(sim, going, roll, np.repeat(rollout_seats, going.size, 0))
-            value = np.asarray(spec.win_shares(sim))[:, 0]
-            value = np.where(np.asarray(sim.truncated), 1.0 / players, value).reshape(len(candidates), K)
+            value = spec.seat_win_shares(sim, np.zeros(sim.num_envs, np.intp)).reshape(len(candidates), K)
             first = value[:, :half].mean(1) - value[base, :half].mean()
             second = value[:, half:].mean(1) - value[base, half:].mean()
             pick1, pick2 = int(np.argmax(first)), int(np.argmax(second))

@@ -273,6 +273,12 @@ class AdvantageRecipe:
     gate_high: float
     inputs: tuple[tuple[int, int], ...]
 
+    def in_gate(self, features: np.ndarray) -> np.ndarray:
+        """[n] bool: which rows of the feature set (at decisions where ``action`` is legal beside other
+        moves) the network decides: ``gate_low <= features[:, gate_column] < gate_high``."""
+        gate = np.asarray(features)[:, self.gate_column]
+        return (gate >= self.gate_low) & (gate < self.gate_high)
+
     def input_columns(self) -> np.ndarray:
         """The network's input columns of the feature set, in order."""
         return np.concatenate([np.arange(start, stop) for start, stop in self.inputs]).astype(np.intp)
@@ -483,6 +489,12 @@ class GameSpec:
         """[B, P] float: each seat's share of the win (1 / number of winners for a winner, else 0)."""
         win = self.winners(core)
         return win / win.sum(axis=-1, keepdims=True)
+
+    def seat_win_shares(self, core: Any, seats: np.ndarray) -> np.ndarray:
+        """[B] float: game i's ``seats[i]``'s share of the win (ties split); a truncated game, which
+        has no winner, counts ``1 / num_players``."""
+        share = np.asarray(self.win_shares(core))[np.arange(len(seats)), seats]
+        return np.where(np.asarray(core.truncated), 1.0 / self.num_players, share)
 
     # ------------------------------------------------------------------ policies
 

@@ -145,8 +145,7 @@ def label_batch(task: tuple) -> dict[str, np.ndarray]:
         sim = sims[0] if len(sims) == 1 else type(sims[0]).gather([(x, np.arange(x.num_envs)) for x in sims])
         going = np.flatnonzero(~np.asarray(sim.done))
         play_seats(sim, going, roll, np.repeat(rollout_seats, going.size, 0))
-        value = np.asarray(spec.win_shares(sim))[:, 0]
-        value = np.where(np.asarray(sim.truncated), 1.0 / players, value)
+        value = spec.seat_win_shares(sim, np.zeros(sim.num_envs, np.intp))  # the observer's seat, 0
         at = 0
         for x, count in pending:
             v = value[at: at + x.num_envs].reshape(count, 2, playouts)
@@ -166,8 +165,7 @@ def label_batch(task: tuple) -> dict[str, np.ndarray]:
         rows = np.flatnonzero(mask[:, action] & (mask.sum(1) > 1))
         if rows.size:
             feats = features(obs[rows], mask[rows])
-            gate = feats[:, recipe.gate_column]
-            keep = (gate >= recipe.gate_low) & (gate < recipe.gate_high)
+            keep = recipe.in_gate(feats)
             rows, feats = rows[keep], feats[keep]
         if rows.size:
             other_mask = mask[rows].copy()
@@ -263,7 +261,7 @@ def main(argv: list[str] | None = None) -> dict:
     with user_errors():
         game = check_env(args.env)
         with user_errors("--env", args.env):
-            recipe = advantage_recipe(args.env)
+            advantage_recipe(args.env)  # refuses a game without one, naming those with one
         players = check_players(game, args.players)
         spec, rules = check_variant(game, players, args.rules)
         recipe = spec.advantage

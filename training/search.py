@@ -87,11 +87,6 @@ def search_hooks(game: str | GameSpec) -> SearchHooks:
     offer them (and, for an unknown name, the registered games)."""
     return registry.game_hook(game, "search", "search hooks", ", so the roll-out planner cannot play it")
 
-def win_shares(spec: GameSpec, core, seats: np.ndarray) -> np.ndarray:
-    """[B] the given seats' shares of the win (ties split; a truncated game counts 1/P)."""
-    share = np.asarray(spec.win_shares(core))[np.arange(len(seats)), seats]
-    return np.where(np.asarray(core.truncated), 1.0 / spec.num_players, share)
-
 
 def play_out(core, agent) -> None:
     """Plays every game of ``core`` to its end with ``agent`` in every seat."""
@@ -175,7 +170,7 @@ class RolloutPlanner:
         if hasattr(self.rollout_agent, "reseed"):  # roll-outs follow the planner's seed alone
             self.rollout_agent.reseed(int(self.rng.integers(2**63)))
         play_out(sim, self.rollout_agent)
-        value = win_shares(self.spec_for(core), sim, np.concatenate(seats))
+        value = self.spec_for(core).seat_win_shares(sim, np.concatenate(seats))
         at = 0
         for i, _, moves, base in plans:
             v = value[at : at + len(moves) * M].reshape(len(moves), M)
@@ -212,7 +207,7 @@ def play_planner(planner: RolloutPlanner, opponent, num_players: int, games: int
             if mine.size:
                 actions[mine] = planner.improve(core, mine, actions[mine])
             core.step(actions, active=~core.done)
-        shares.append(win_shares(spec, core, seat))
+        shares.append(spec.seat_win_shares(core, seat))
         if progress is not None:
             progress(start + n, np.concatenate(shares))
     return np.concatenate(shares)

@@ -72,11 +72,6 @@ def ceiling_hooks(game: str | GameSpec) -> CeilingHooks:
     """The ceiling hooks of ``game``; ValueError names the games that offer them."""
     return registry.game_hook(game, "ceiling", "privileged players")
 
-def win_shares(spec: GameSpec, core, seats: np.ndarray) -> np.ndarray:
-    """[B] the given seats' shares of the win (ties split; a truncated game counts 1/P)."""
-    share = np.asarray(spec.win_shares(core))[np.arange(len(seats)), seats]
-    return np.where(np.asarray(core.truncated), 1.0 / spec.num_players, share)
-
 
 def play_level(spec: GameSpec, player, opponent, games: int, seed: int, batch_size: int = 1024,
                progress=None, first: int = 0) -> np.ndarray:
@@ -104,7 +99,7 @@ def play_level(spec: GameSpec, player, opponent, games: int, seed: int, batch_si
             if mine.any():
                 actions[live[mine]] = player(core, live[mine], current[mine])
             core.step(actions, active=~core.done)
-        shares.append(win_shares(spec, core, seat))
+        shares.append(spec.seat_win_shares(core, seat))
         if progress is not None:
             progress(start + n - first, np.concatenate(shares))
     return np.concatenate(shares)
