@@ -389,7 +389,10 @@ register("rllib", "agents.rllib:make_agent", game=None, positional=("path",),
 register("advantage", "agents.advantage:make_agent", game=None, positional=("path",),
          description="a heuristic overruled by a network of roll-out advantages (training.advantage's model)")
 register("advantage_4p", "agents.advantage:make_shipped_agent",
-         description="the shipped 4-player advantage model: counter_tuned, its calls overruled by roll-out values")
+         description="the shipped 4-player advantage models: counter_tuned, its calls and its kept-back known "
+                     "fitting cards overruled by roll-out values (the strongest agent)")
+register("advantage_4p_call", "agents.advantage:make_shipped_call_agent",
+         description="the shipped 4-player advantage model of wave 12: counter_tuned, its calls overruled by roll-out values")
 register("ismcts", "agents.ismcts:make_agent", game=None,
          description="determinized search over belief-sampled states, counter roll-outs (agents/ismcts.py)")
 register("ppo_4p", "agents.ppo:make_ready_agent",

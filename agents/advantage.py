@@ -1,20 +1,25 @@
 """A heuristic overruled where a network learned from roll-outs says another move wins more.
 
-``python -m training.advantage`` plays the game's heuristic (``GameSpec.advantage.base``, Keine Ahnung:
-``counter_tuned``) against its opponents and, at each decision of the recipe's kind (Keine Ahnung: may it
-call "Nothing fits anymore!", with a call success chance from 0.2 to 0.99), plays both choices out from
-states drawn from the seat's belief: the recipe's ``action`` and the heuristic's best other move, the
-heuristic playing on afterwards. The paired difference of the win shares is the label; a small network
-learns it from the features. This agent then plays the heuristic, except at those decisions, where it
-takes ``action`` when the network predicts that it wins more by more than ``margin`` (and the other
-move when it predicts the opposite). That is one step of policy improvement (Bertsekas' roll-out)
-distilled into a network: issue 18's expert iteration, with roll-out values as the targets.
+``python -m training.advantage`` plays the game's heuristic (the recipe's ``base``, Keine Ahnung:
+``counter_tuned``) against its opponents and, at each decision of one of the game's recipes
+(``GameSpec.advantage``; Keine Ahnung's ``call``: may it call "Nothing fits anymore!", with a call success
+chance from 0.2 to 0.99; ``reserve``: may it play a card known to fit now instead of keeping it back),
+plays both choices out from states drawn from the seat's belief: the heuristic's best move of the
+recipe's take set and its best other move, the heuristic playing on afterwards. The paired difference of
+the win shares is the label; a small network learns it from the features. This agent then plays the
+heuristic, except at those decisions, where it makes the take move when the network predicts that it
+wins more by more than ``margin`` (and the other move when it predicts the opposite). That is one step of
+policy improvement (Bertsekas' roll-out) distilled into a network: issue 18's expert iteration, with
+roll-out values as the targets. A model labelled on the play of an earlier model (``--improve``) plays
+that model everywhere else, so models of several decisions chain: the shipped ``advantage_4p`` is the
+``reserve`` model over the ``call`` model (``advantage_4p_call``).
 
 Files: ``NAME.npz`` (the arrays: the inputs' mean and spread ``input_mean``/``input_scale`` and the
 layers ``layer.K.weight`` ``[out, in]`` / ``layer.K.bias``, float32) and the sidecar ``NAME.json``
 (:data:`MODEL_FORMAT`: game, players, rules, observation version and size, the recipe it was trained
-for, the network's hidden sizes, the decisions trained on, the command's seed, and the SHA-256 of the
-``.npz``). Both are read without running anything: JSON, and ``numpy.load(allow_pickle=False)``.
+for, the network's hidden sizes, the decisions trained on, the command's seed, the earlier model it
+continues (file name and SHA-256; it must lie beside it) and the SHA-256 of the ``.npz``). Both are read
+without running anything: JSON, and ``numpy.load(allow_pickle=False)``.
 
     import agents
     agent = agents.make("advantage_4p")                      # the shipped 4-player model
@@ -34,8 +39,12 @@ from .ppo import PolicySidecar
 
 MODEL_FORMAT = "keine_ahnung_env.advantage/1"
 
-SHIPPED_MODEL = Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_4p_call_advantage.npz"
-"""The shipped 4-player model (``agents.make("advantage_4p")``): docs/skill_ceiling.md, wave 12."""
+SHIPPED_MODEL = Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_4p_reserve_advantage.npz"
+"""The shipped 4-player model (``agents.make("advantage_4p")``): the ``reserve`` decision over
+:data:`SHIPPED_CALL_MODEL`, which lies beside it (docs/skill_ceiling.md, wave 13)."""
+SHIPPED_CALL_MODEL = Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_4p_call_advantage.npz"
+"""The 4-player ``call`` model (``agents.make("advantage_4p_call")``, shipped as ``advantage_4p`` in wave
+12): docs/skill_ceiling.md, wave 12."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,6 +54,9 @@ class AdvantageModelInfo(PolicySidecar):
 
     recipe: dict
     """the game's ``AdvantageRecipe`` the model was trained for, as a dict."""
+    decision: str = ""
+    """the name of that recipe among ``GameSpec.advantage``'s decisions (informative: the recipe itself
+    identifies it; older sidecars lack it)."""
     activation: str = "relu"
     game_version: int = 0
     timesteps: int = 0
@@ -72,7 +84,8 @@ class AdvantageModelInfo(PolicySidecar):
                              "be objects")
         from .ppo import field_problems
 
-        problems = field_problems(info, more_counts=("playouts", "seed"), more_strings=("continuation", "continuation_sha256"))
+        problems = field_problems(info, more_counts=("playouts", "seed"), more_strings=("continuation", "continuation_sha256",
+                                                                                    "decision"))
         if info.activation != "relu":
             problems.append(f"activation={info.activation!r}; allowed: 'relu'")
         if problems:
@@ -85,8 +98,9 @@ class AdvantageModelInfo(PolicySidecar):
         return {**shapes, **layer_shapes([input_size, *self.net_arch, 1], "layer")}
 
 
-def _recipe(info: AdvantageModelInfo, where: str):
-    """The game's recipe for the model's variant, refused where the model was trained for another one."""
+def model_recipe(info: AdvantageModelInfo, where: str):
+    """``(spec, decision, recipe)``: the game's recipe the model was trained for (found among
+    ``GameSpec.advantage``'s decisions by the recorded recipe), refused where it matches none."""
     from keine_ahnung_env import registry
 
     spec = registry.game_spec(info.game, info.num_players, **{k: v for k, v in info.rules.items()
@@ -94,17 +108,17 @@ def _recipe(info: AdvantageModelInfo, where: str):
     if info.observation_version != spec.observation_version:
         raise ValueError(f"{where} reads observation version {info.observation_version}; advantage models read "
                          f"the current one ({spec.observation_version}): retrain it with python -m training.advantage")
-    if spec.advantage is None:
+    if not spec.advantage:
         raise ValueError(f"{where}: {info.game} offers no advantage recipe (GameSpec.advantage)")
-    recipe = dataclasses.asdict(spec.advantage)
-    recorded = dict(info.recipe)
-    recorded["inputs"] = [list(map(int, r)) for r in recorded.get("inputs", [])]
-    current = dict(recipe, inputs=[list(r) for r in recipe["inputs"]])
-    if recorded != current:
-        changed = sorted(k for k in set(current) | set(recorded) if current.get(k) != recorded.get(k))
-        raise ValueError(f"{where} was trained for another advantage recipe of {info.game} (differs in "
-                         f"{', '.join(changed)}); retrain it with python -m training.advantage")
-    return spec, spec.advantage
+    differences = {}
+    for decision, recipe in spec.advantage.items():
+        differences[decision] = recipe.matches(info.recipe)
+        if not differences[decision]:
+            return spec, decision, recipe
+    closest = min(differences, key=lambda d: len(differences[d]))
+    raise ValueError(f"{where} was trained for another advantage recipe of {info.game} (closest: the "
+                     f"{closest!r} decision, which differs in {', '.join(differences[closest])}); retrain it "
+                     "with python -m training.advantage")
 
 
 def _check_arrays(arrays: dict[str, np.ndarray], info: AdvantageModelInfo, width: int, where: str) -> None:
@@ -138,17 +152,19 @@ def load_model(path: str | Path, game: str | None = None) -> tuple[dict[str, np.
                          "are written by python -m training.advantage")
     info = AdvantageModelInfo.from_json(side.read_text(errors="replace"), str(side))
     check_game(info, game, where=where)
-    _, recipe = _recipe(info, where)
+    _, _, recipe = model_recipe(info, where)
     arrays = read_weights(target, info.sha256, where)
     _check_arrays(arrays, info, int(recipe.input_columns().size), where)
     return arrays, info
 
 
 class AdvantageAgent:
-    """The recipe's heuristic, overruled at the recipe's decisions by the network (module docstring)."""
+    """The recipe's heuristic, overruled at the recipe's decisions by the network (module docstring).
+    A model trained on the play of an earlier model (``training.advantage --improve``) plays that model
+    everywhere else: ``continuation``, the earlier model's agent (None: the recipe's heuristic)."""
 
     def __init__(self, arrays: dict[str, np.ndarray], info: AdvantageModelInfo, margin: float = 0.0,
-                 seed: int | None = None, name: str = "advantage"):
+                 seed: int | None = None, name: str = "advantage", continuation: Any = None):
         import agents
 
         if isinstance(margin, bool) or not isinstance(margin, (int, float, np.integer, np.floating)) \
@@ -158,15 +174,19 @@ class AdvantageAgent:
         self.info = info
         self.name = name
         self.margin = float(margin)
-        self.spec, self.recipe = _recipe(info, f"advantage model for {info.game}")
-        self.action = self.spec.action_names.index(self.recipe.action)
+        self.spec, self.decision, self.recipe = model_recipe(info, f"advantage model for {info.game}")
+        self.first = self.spec.action_names.index(self.recipe.action)
+        self.other_not = np.array([self.spec.action_names.index(a) for a in self.recipe.other_not], np.int64)
         self.features = self.spec.features(self.recipe.features)
         self.columns = self.recipe.input_columns()
         self.mean, self.scale = arrays["input_mean"], arrays["input_scale"]
         self.layers = [(arrays[f"layer.{k}.weight"].T.copy(), arrays[f"layer.{k}.bias"])
                        for k in range(len(info.net_arch) + 1)]
-        self.base = agents.make(self.recipe.base, game=info.game, seed=seed, num_players=info.num_players,
-                                rules={k: v for k, v in info.rules.items() if k != "num_players"} or None)
+        self.heuristic = agents.make(self.recipe.base, game=info.game, seed=seed, num_players=info.num_players,
+                                     rules={k: v for k, v in info.rules.items() if k != "num_players"} or None)
+        """the recipe's heuristic: its best move of the take set and its best other move are the two choices."""
+        self.base = continuation if continuation is not None else self.heuristic
+        """who plays everywhere else: the heuristic, or the earlier model the labels continued with."""
         self.decisions = 0
         """decisions the network was asked about (the recipe's gate)."""
         self.changed = 0
@@ -174,12 +194,13 @@ class AdvantageAgent:
 
     def reseed(self, seed: int | None) -> None:
         """Reseeds the heuristic's tie-breaks (the network itself draws nothing)."""
-        if callable(getattr(self.base, "reseed", None)):
-            self.base.reseed(seed)
+        for agent in {id(self.heuristic): self.heuristic, id(self.base): self.base}.values():
+            if callable(getattr(agent, "reseed", None)):
+                agent.reseed(seed)
 
     def advantage(self, features: np.ndarray) -> np.ndarray:
-        """[n] predicted win-share gain of the recipe's action over the heuristic's other move, from rows
-        of the recipe's feature set."""
+        """[n] predicted win-share gain of the take set over the heuristic's other move, from rows of the
+        recipe's feature set."""
         x = (np.asarray(features, np.float32)[:, self.columns] - self.mean) / self.scale
         for k, (weight, bias) in enumerate(self.layers):
             x = x @ weight + bias
@@ -196,22 +217,30 @@ class AdvantageAgent:
         if mask.shape != (obs.shape[0], self.spec.num_actions):
             raise ValueError(f"{self.name}: action_mask must be [batch, {self.spec.num_actions}]; got {mask.shape}")
         out = np.asarray(self.base.act(obs, mask), np.int64).copy()
-        rows = np.flatnonzero(mask[:, self.action] & (mask.sum(1) > 1))
+        rows = np.flatnonzero(self.recipe.candidates(mask, self.first))
         if rows.size == 0:
             return out
         feats = self.features(obs[rows], mask[rows])
-        keep = self.recipe.in_gate(feats)
+        keep, take = self.recipe.decided(feats, mask[rows], self.first)
         rows, feats = rows[keep], feats[keep]
         if rows.size == 0:
             return out
+        other = np.asarray(self.heuristic.act(obs[rows], mask[rows] & ~take), np.int64)
+        keep = ~np.isin(other, self.other_not)
+        rows, feats, take, other = rows[keep], feats[keep], take[keep], other[keep]
+        if rows.size == 0:
+            return out
         gain = self.advantage(feats)
-        other_mask = mask[rows].copy()
-        other_mask[:, self.action] = False
-        other = np.asarray(self.base.act(obs[rows], other_mask), np.int64)
-        takes = out[rows] == self.action
+        takes = take[np.arange(rows.size), out[rows]]
         want = np.where(takes, gain > -self.margin, gain > self.margin)
-        # Where the network agrees that the action is not worth it, the heuristic's own move stays.
-        chosen = np.where(want, self.action, np.where(takes, other, out[rows]))
+        if self.recipe.take_width() == 1:
+            taken = np.full(rows.size, self.first)
+        elif (want & ~takes).any():
+            taken = np.asarray(self.heuristic.act(obs[rows], take), np.int64)
+        else:
+            taken = out[rows]
+        # Where the network agrees with the move played, that move stays.
+        chosen = np.where(want == takes, out[rows], np.where(want, taken, other))
         self.decisions += rows.size
         self.changed += int((chosen != out[rows]).sum())
         out[rows] = chosen
@@ -224,19 +253,54 @@ def make_agent(path: str | Path | None = None, seed: int | None = None, margin: 
     """``agents.make("advantage:PATH")``: loads a model (safely) as a batched agent. ``margin``: the win
     share the network must predict before it departs from the heuristic (default 0). With
     ``num_players`` (and ``rules``) given, a model for another variant is refused."""
-    from .ppo import check_compatible
-
     if path is None:
         raise ValueError("the advantage agent needs a path: advantage:<model .npz> (written by python -m "
                          "training.advantage)")
+    return _make(path, seed, margin, num_players, game, rules, chain=())
+
+
+CONTINUATION_PREFIX = "advantage:"
+"""A sidecar's ``continuation`` naming an earlier model (the file name, next to the model) starts so."""
+
+
+def _make(path: str | Path, seed: int | None, margin: float, num_players: int | None, game: str | None,
+          rules: dict | None, chain: tuple[str, ...]) -> AdvantageAgent:
+    """Loads a model and, where it continues an earlier model, that model first (from the same folder,
+    its SHA-256 checked against the sidecar's ``continuation_sha256``)."""
+    from .ppo import check_compatible
+
     arrays, info = load_model(path, game)
+    where = f"advantage model {npz_path(path)}"
     if num_players is not None:
-        check_compatible(info, info.game, int(num_players), rules, where=f"advantage model {npz_path(path)}")
-    return AdvantageAgent(arrays, info, margin=margin, seed=seed, name=f"advantage:{Path(path).name}")
+        check_compatible(info, info.game, int(num_players), rules, where=where)
+    continuation = None
+    if info.continuation.startswith(CONTINUATION_PREFIX):
+        name = info.continuation[len(CONTINUATION_PREFIX):]
+        earlier = npz_path(path).parent / name
+        if Path(name).name != name or not earlier.is_file():
+            raise ValueError(f"{where} continues the earlier model {name!r}, which must lie beside it "
+                             f"({earlier}); copy it there (it is the model training.advantage --improve was given)")
+        if info.sha256 in chain or len(chain) >= 8:
+            raise ValueError(f"{where}: its chain of earlier models loops or is longer than 8")
+        own_rules = {k: v for k, v in info.rules.items() if k != "num_players"}
+        continuation = _make(earlier, seed, 0.0, info.num_players, info.game, own_rules, chain + (info.sha256,))
+        if continuation.info.sha256 != info.continuation_sha256:
+            raise ValueError(f"{where} continues {earlier}, but that file is not the model it was trained on "
+                             f"(SHA-256 {continuation.info.sha256[:12]}..., recorded {info.continuation_sha256[:12]}...)")
+        check_compatible(continuation.info, info.game, info.num_players, own_rules, where=f"advantage model {earlier}")
+    return AdvantageAgent(arrays, info, margin=margin, seed=seed, name=f"advantage:{Path(path).name}",
+                          continuation=continuation)
 
 
 def make_shipped_agent(**kwargs: Any) -> AdvantageAgent:
     """``agents.make("advantage_4p")``: the shipped model (:data:`SHIPPED_MODEL`)."""
     agent = make_agent(SHIPPED_MODEL, **kwargs)
     agent.name = "advantage_4p"
+    return agent
+
+
+def make_shipped_call_agent(**kwargs: Any) -> AdvantageAgent:
+    """``agents.make("advantage_4p_call")``: the ``call`` model alone (:data:`SHIPPED_CALL_MODEL`)."""
+    agent = make_agent(SHIPPED_CALL_MODEL, **kwargs)
+    agent.name = "advantage_4p_call"
     return agent

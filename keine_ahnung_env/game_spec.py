@@ -251,13 +251,15 @@ class CeilingHooks(Protocol):
 @dataclasses.dataclass(frozen=True)
 class AdvantageRecipe:
     """Where a learned advantage may improve on a heuristic one decision at a time (``training.advantage``
-    learns it, ``agents/advantage.py`` plays it). At a decision where ``action`` is legal beside other
-    moves and the feature ``gate_column`` of the feature set ``features`` lies in ``[gate_low, gate_high)``,
-    a network reads the feature columns ``inputs`` (``(start, stop)`` ranges) and predicts how much more
-    the seat wins by taking ``action`` than by ``base``'s best other move, ``base`` playing on afterwards
-    and ``opponents`` in the other seats. Everywhere else ``base`` decides. A game offers it as
-    ``GameSpec.advantage`` (Keine Ahnung: whether to call "Nothing fits anymore!" where the chance that a
-    call succeeds is neither small nor sure)."""
+    learns it, ``agents/advantage.py`` plays it). At a decision where one of the recipe's actions (the
+    *take* set: ``action`` alone, or the actions ``take_flags`` marks) is legal beside other moves and the
+    feature ``gate_column`` of the feature set ``features`` lies in ``[gate_low, gate_high)``, a network
+    reads the feature columns ``inputs`` (``(start, stop)`` ranges) and predicts how much more the seat
+    wins by ``base``'s best move of the take set than by its best other move, ``base`` playing on
+    afterwards and ``opponents`` in the other seats. Everywhere else ``base`` decides. A game offers its
+    recipes as ``GameSpec.advantage``, a mapping from a decision's name to its recipe (Keine Ahnung:
+    ``call``, whether to call "Nothing fits anymore!" where the chance that a call succeeds is neither
+    small nor sure; ``reserve``, whether to play a known fitting card now or keep it back)."""
 
     base: str
     """agent spec of the heuristic improved on (it must offer compiled ``play_together`` for fast roll-outs
@@ -265,23 +267,84 @@ class AdvantageRecipe:
     opponents: str
     """agent spec of the opponents the roll-outs seat (the agent is valued against them)."""
     action: str
-    """the action name whose advantage is learned."""
+    """the action name whose advantage is learned (with ``take_flags``: the first action of the set)."""
     features: str
     """the feature set (``GameSpec.features``) the gate and the inputs are columns of."""
-    gate_column: int
+    gate_column: int | None
+    """the feature column that gates the decision (None: no gate)."""
     gate_low: float
     gate_high: float
     inputs: tuple[tuple[int, int], ...]
+    take_flags: tuple[int, int] | None = None
+    """where the take set holds several actions: the feature columns ``(start, stop)`` flagging them, one
+    column per action from ``action`` on (flag >= 0.5: in the set); None: ``action`` alone."""
+    other_not: tuple[str, ...] = ()
+    """action names that, as ``base``'s best other move, leave the decision to ``base`` (Keine Ahnung's
+    reserve: a call, which after a card known to fit is the plan of playing the card first)."""
+
+    def take_width(self) -> int:
+        """How many consecutive actions from ``action`` on the take set may hold."""
+        return 1 if self.take_flags is None else int(self.take_flags[1] - self.take_flags[0])
+
+    def candidates(self, mask: np.ndarray, first: int) -> np.ndarray:
+        """[n] bool: decisions that may belong to the recipe, from the legal masks alone (one of the take
+        actions legal, more than one move legal); ``first``: the id of ``action``."""
+        mask = np.asarray(mask, bool)
+        return mask[:, first: first + self.take_width()].any(1) & (mask.sum(1) > 1)
+
+    def take_mask(self, features: np.ndarray, mask: np.ndarray, first: int) -> np.ndarray:
+        """[n, A] bool: the legal actions of the take set, per row of the feature set."""
+        mask = np.asarray(mask, bool)
+        take = np.zeros_like(mask)
+        if self.take_flags is None:
+            take[:, first] = mask[:, first]
+        else:
+            start, stop = self.take_flags
+            take[:, first: first + stop - start] = np.asarray(features)[:, start:stop] >= 0.5
+            take &= mask
+        return take
 
     def in_gate(self, features: np.ndarray) -> np.ndarray:
-        """[n] bool: which rows of the feature set (at decisions where ``action`` is legal beside other
-        moves) the network decides: ``gate_low <= features[:, gate_column] < gate_high``."""
-        gate = np.asarray(features)[:, self.gate_column]
+        """[n] bool: which rows of the feature set the gate lets the network decide: ``gate_low <=
+        features[:, gate_column] < gate_high`` (every row without a gate column)."""
+        features = np.asarray(features)
+        if self.gate_column is None:
+            return np.ones(features.shape[0], bool)
+        gate = features[:, self.gate_column]
         return (gate >= self.gate_low) & (gate < self.gate_high)
+
+    def decided(self, features: np.ndarray, mask: np.ndarray, first: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(rows, take)``: the rows (of candidate decisions' features and masks) the network decides
+        before ``other_not`` is applied (a take action and another move legal, inside the gate) and those
+        rows' take masks."""
+        take = self.take_mask(features, mask, first)
+        rest = np.asarray(mask, bool) & ~take
+        rows = np.flatnonzero(take.any(1) & rest.any(1) & self.in_gate(features))
+        return rows, take[rows]
 
     def input_columns(self) -> np.ndarray:
         """The network's input columns of the feature set, in order."""
         return np.concatenate([np.arange(start, stop) for start, stop in self.inputs]).astype(np.intp)
+
+    def as_record(self) -> dict:
+        """The recipe as a model's sidecar records it (JSON types)."""
+        record = dataclasses.asdict(self)
+        record["inputs"] = [list(map(int, r)) for r in self.inputs]
+        record["take_flags"] = None if self.take_flags is None else list(map(int, self.take_flags))
+        record["other_not"] = list(self.other_not)
+        return record
+
+    def matches(self, record: dict) -> list[str]:
+        """The fields in which a sidecar's recorded recipe differs from this one (a field a record written
+        before it existed counts as its default)."""
+        defaults = {f.name: f.default for f in dataclasses.fields(self) if f.default is not dataclasses.MISSING}
+        mine = self.as_record()
+        theirs = {**{k: mine[k] if getattr(self, k) == v else v for k, v in defaults.items()}, **dict(record)}
+        for name in ("inputs", "take_flags", "other_not"):
+            value = theirs.get(name)
+            if isinstance(value, (list, tuple)):
+                theirs[name] = [list(map(int, v)) if isinstance(v, (list, tuple)) else v for v in value]
+        return sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
 
 
 class Features(Protocol):
@@ -384,8 +447,9 @@ class GameSpec:
         (:class:`OlderObservationFeatures`).
       ceiling: optional :class:`CeilingHooks`: privileged players for the skill-ceiling study
         (``training.skill_ceiling``); None where the game offers none.
-      advantage: optional :class:`AdvantageRecipe`: where a network trained on roll-out advantages may
-        overrule the game's heuristic (``training.advantage``); None where the game offers none.
+      advantage: optional mapping of decision names to :class:`AdvantageRecipe`: where a network
+        trained on roll-out advantages may overrule the game's heuristic (``training.advantage``; the
+        first decision is the command's default); None where the game offers none.
       training_recipe: the game's tuned recipe for ``training.train``: argument name (a field of
         ``training.train.Args``) -> value, used for every argument the user leaves out unless they
         pass ``--recipe plain`` (Keine Ahnung: a warm start imitating ``counter`` on its advice
@@ -425,7 +489,7 @@ class GameSpec:
     older_observations: Mapping[int, int] = dataclasses.field(default_factory=dict)
     ceiling: CeilingHooks | None = None
     training_recipe: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-    advantage: AdvantageRecipe | None = None
+    advantage: Mapping[str, AdvantageRecipe] | None = None
 
     def __post_init__(self):
         if len(self.action_names) != self.num_actions:

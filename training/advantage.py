@@ -2,18 +2,20 @@
 
     python -m training.advantage --env keine_ahnung_v0 --players 4 --games 200000 --seed 0 --out runs/advantage_4p/model
 
-The game's advantage recipe (``GameSpec.advantage``; Keine Ahnung: ``counter_tuned``'s calls, against
-``counter``s) says where the network may decide. The command
+The game's advantage recipes (``GameSpec.advantage``, one per decision; Keine Ahnung: ``call``, whether
+``counter_tuned`` calls "Nothing fits anymore!", and ``reserve``, whether it plays a card known to fit
+now, against ``counter``s) say where the network may decide; ``--decision`` picks one. The command
 
 1. plays ``--games`` games: the recipe's ``base`` heuristic in one seat (rotating between games), its
    ``opponents`` in the others;
-2. at each of that seat's decisions inside the recipe's gate (Keine Ahnung: "Nothing fits anymore!" is
-   legal and succeeds with a chance from 0.2 to 0.99) draws ``--playouts`` states from the seat's belief
-   (``GameSpec.belief``: every hidden card and the draw order, as likely as the observation makes them),
-   plays the recipe's ``action`` and the heuristic's best other move in each (common states and later
-   shuffles), then the heuristic in the seat and the opponents elsewhere to the end of the game, and
-   labels the decision with the mean paired difference of the seat's win shares; the game itself goes
-   on with the heuristic's move;
+2. at each of that seat's decisions of the recipe (Keine Ahnung's ``call``: "Nothing fits anymore!" is
+   legal and succeeds with a chance from 0.2 to 0.99; ``reserve``: a card known to fit is in the layout
+   beside another move) draws ``--playouts`` states from the seat's belief (``GameSpec.belief``: every
+   hidden card and the draw order, as likely as the observation makes them), plays the heuristic's best
+   move of the recipe's take set (the call; a known fitting card) and its best other move in each
+   (common states and later shuffles), then the heuristic in the seat and the opponents elsewhere to
+   the end of the game, and labels the decision with the mean paired difference of the seat's win
+   shares; the game itself goes on with the heuristic's move;
 3. fits a small network (``--hidden``) to the labels from the recipe's input features, holding out the
    last ``--validation`` share of the batches, and reports what the network's choices would gain on
    the held-out decisions (each label is an unbiased, noisy measure of its decision's gain);
@@ -22,9 +24,12 @@ The game's advantage recipe (``GameSpec.advantage``; Keine Ahnung: ``counter_tun
 
 The labels value one decision with the heuristic playing on: the network learns where the heuristic's
 own choice is not the better one (one step of policy improvement; issue 18's expert iteration with
-roll-out values as the targets). Every batch of ``--batch-size`` games seeds itself from ``--seed`` and
-its number, so ``--processes N`` labels the same decisions as one process. Figures and the command of
-the shipped model (``agents.make("advantage_4p")``): docs/skill_ceiling.md, wave 12.
+roll-out values as the targets). ``--improve MODEL`` labels the play of an earlier model instead (it
+plays the seat in the games and the roll-outs): the next round, on the same decision or on another one;
+the new model then plays the earlier one everywhere else. Every batch of ``--batch-size`` games seeds
+itself from ``--seed`` and its number, so ``--processes N`` labels the same decisions as one process.
+Figures and the commands of the shipped models (``agents.make("advantage_4p")``): docs/skill_ceiling.md,
+waves 12 and 13.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ DEFAULT_ENV = "keine_ahnung_v0"
 PROG = "python -m training.advantage"
 EXAMPLES = (
     "--players 4 --games 200000 --seed 0 --processes 2 --out runs/advantage_4p/model",
+    "--decision reserve --games 100000 --processes 2 --improve runs/advantage_4p/model.npz --out runs/advantage_4p/reserve",
     "--players 3 --games 20000 --playouts 8 --out runs/advantage_3p/model",
     "--games 2000 --epochs 2 --out /tmp/advantage_try --no-progress",
 )
@@ -61,10 +67,13 @@ class Args:
     """where to write the model: OUT.npz and its sidecar OUT.json (required)"""
     env: str = DEFAULT_ENV
     """the game (one whose spec offers an advantage recipe: keine_ahnung_v0)"""
+    decision: str = ""
+    """which of the game's advantage recipes (Keine Ahnung: call, reserve; default: the first)"""
     players: int = 4
     """seats at the table"""
     games: int = 200000
-    """games played to collect decisions (Keine Ahnung at 4 players: about 1.2 labelled decisions a game)"""
+    """games played to collect decisions (Keine Ahnung at 4 players: about 1.2 labelled call decisions a
+    game, 10 reserve decisions)"""
     playouts: int = 4
     """belief states per labelled decision; each plays both choices to the end of the game"""
     batch_size: int = 10000
@@ -87,16 +96,23 @@ class Args:
     """share of the batches held out to measure the network's choices (0: fit on all)"""
     improve: str = ""
     """a model (OUT.npz of an earlier run) whose agent plays the labelled seat, in the games and in the
-    roll-outs, instead of the bare heuristic: the next round of expert iteration"""
+    roll-outs, instead of the bare heuristic: the next round of expert iteration (the new model plays it
+    wherever its own network does not decide; keep the two files side by side)"""
     data: str = ""
     """also write the labelled decisions (inputs, labels, the heuristic's choice) to this .npz"""
     progress: bool = True
     """report progress on stderr after each batch of games"""
 
 
-def advantage_recipe(game: str | GameSpec) -> AdvantageRecipe:
-    """The advantage recipe of ``game``; ValueError names the games that offer one."""
-    return registry.game_hook(game, "advantage", "advantage recipe")
+def advantage_recipe(game: str | GameSpec, decision: str = "") -> tuple[str, AdvantageRecipe]:
+    """``(decision, recipe)``: the game's advantage recipe for ``decision`` (""; the first); ValueError
+    names the games that offer recipes, or the game's decisions."""
+    recipes = registry.game_hook(game, "advantage", "advantage recipe")
+    name = decision or next(iter(recipes))
+    if name not in recipes:
+        raise ValueError(f"decision {name!r}; allowed: {', '.join(recipes)}")
+    return name, recipes[name]
+
 
 def _batch_seeds(seed: int, number: int) -> list[int]:
     """Six seeds for batch ``number``: the deals, the heuristic, the opponents, their two roll-out copies,
@@ -115,19 +131,20 @@ def label_batch(task: tuple) -> dict[str, np.ndarray]:
     whose agent plays that seat (in the games and the roll-outs) instead of the bare heuristic, or ""."""
     import agents
 
-    env, players, rules, seed, number, start, games, playouts, improve = task
+    env, players, rules, decision, seed, number, start, games, playouts, improve = task
     spec = registry.game_spec(env, players, **rules)
-    recipe = spec.advantage
+    _, recipe = advantage_recipe(spec, decision)
     deal, s_base, s_opp, s_rbase, s_ropp, s_belief = _batch_seeds(seed, number)
     made = dict(game=env, num_players=players, rules=rules or None)
     seat_spec = f"advantage:{improve}" if improve else recipe.base
     policy, opponents = agents.make(seat_spec, seed=s_base, **made), agents.make(recipe.opponents, seed=s_opp, **made)
-    # The other move of a labelled decision: the heuristic's (the seat's own policy where that is the heuristic).
+    # The two moves of a labelled decision: the heuristic's (the seat's own policy where that is the heuristic).
     base = agents.make(recipe.base, seed=s_base + 1, **made) if improve else policy
     roll = [agents.make(seat_spec, seed=s_rbase, **made), agents.make(recipe.opponents, seed=s_ropp, **made)]
     features = spec.features(recipe.features)
     columns = recipe.input_columns()
-    action = spec.action_names.index(recipe.action)
+    first = spec.action_names.index(recipe.action)
+    other_not = np.array([spec.action_names.index(a) for a in recipe.other_not], np.int64)
     rng = np.random.default_rng(s_belief)
     core = spec.make_core(games, deal)
     seat = (start + np.arange(games)) % players
@@ -162,25 +179,27 @@ def label_batch(task: tuple) -> dict[str, np.ndarray]:
         obs, mask = core.observe(core.current[live], games=live), core.legal_mask[live]
         moves = np.asarray(policy.act(obs, mask), np.int64)
         decisions += live.size
-        rows = np.flatnonzero(mask[:, action] & (mask.sum(1) > 1))
+        rows = np.flatnonzero(recipe.candidates(mask, first))
         if rows.size:
             feats = features(obs[rows], mask[rows])
-            keep = recipe.in_gate(feats)
+            keep, take = recipe.decided(feats, mask[rows], first)
             rows, feats = rows[keep], feats[keep]
         if rows.size:
-            other_mask = mask[rows].copy()
-            other_mask[:, action] = False
-            other = np.asarray(base.act(obs[rows], other_mask), np.int64)
-            parts, first = [], []
-            for r, alt in zip(rows, other):
+            other = np.asarray(base.act(obs[rows], mask[rows] & ~take), np.int64)
+            keep = ~np.isin(other, other_not)
+            rows, feats, take, other = rows[keep], feats[keep], take[keep], other[keep]
+        if rows.size:
+            taken = np.full(rows.size, first) if recipe.take_width() == 1 else np.asarray(base.act(obs[rows], take), np.int64)
+            parts, first_moves = [], []
+            for r, move, alt in zip(rows, taken, other):
                 sampled = spec.belief.sample_states(obs[r], playouts, rng)
                 parts += [(sampled, np.arange(playouts))] * 2
-                first += [np.full(playouts, action), np.full(playouts, alt)]
+                first_moves += [np.full(playouts, move), np.full(playouts, alt)]
             sim = type(parts[0][0]).gather(parts)
-            sim.step(np.concatenate(first))
+            sim.step(np.concatenate(first_moves))
             pending.append((sim, rows.size))
             inputs.append(feats[:, columns].astype(np.float32))
-            takes.append(moves[rows] == action)
+            takes.append(take[np.arange(rows.size), moves[rows]])
             if sum(x.num_envs for x, _ in pending) >= gather_rows:
                 play_pending()
         actions = np.zeros(core.num_envs, np.int64)
@@ -254,7 +273,7 @@ def fit(inputs: np.ndarray, labels: np.ndarray, hidden: list[int], epochs: int, 
 def main(argv: list[str] | None = None) -> dict:
     """Parses the arguments, labels the decisions, fits and writes the model; returns the summary. Bad
     arguments raise ValueError (a ``UsageError``) before any game is played."""
-    from agents.advantage import AdvantageModelInfo, load_model, npz_path, write_model
+    from agents.advantage import CONTINUATION_PREFIX, AdvantageModelInfo, load_model, npz_path, write_model
     from agents.ppo import check_compatible
 
     args = parse_dataclass(Args, argv, prog=PROG, examples=EXAMPLES)
@@ -264,7 +283,8 @@ def main(argv: list[str] | None = None) -> dict:
             advantage_recipe(args.env)  # refuses a game without one, naming those with one
         players = check_players(game, args.players)
         spec, rules = check_variant(game, players, args.rules)
-        recipe = spec.advantage
+        with user_errors("--decision", args.decision):
+            decision, recipe = advantage_recipe(spec, args.decision)
         if not args.out:
             raise usage_error("--out", args.out, "a path for the model (OUT.npz and OUT.json are written)")
         if Path(args.out).is_dir():
@@ -288,7 +308,7 @@ def main(argv: list[str] | None = None) -> dict:
         if not hidden:
             raise usage_error("--hidden", args.hidden, "comma-separated positive layer sizes, e.g. 64,64")
     started = time.time()
-    tasks = [(game.name, players, rules, args.seed, number, start, min(args.batch_size, args.games - start),
+    tasks = [(game.name, players, rules, decision, args.seed, number, start, min(args.batch_size, args.games - start),
               args.playouts, args.improve) for number, start in enumerate(range(0, args.games, args.batch_size))]
     batches: list[dict] = []
 
@@ -340,14 +360,15 @@ def main(argv: list[str] | None = None) -> dict:
                               observation_version=spec.observation_version,
                               observation_size=spec.observation_size, num_actions=spec.num_actions,
                               features=recipe.features, net_arch=tuple(hidden),
-                              recipe=dict(dataclasses.asdict(recipe), inputs=[list(r) for r in recipe.inputs]),
+                              recipe=recipe.as_record(), decision=decision,
                               game_version=spec.version, timesteps=int(train_rows.size), playouts=args.playouts,
                               seed=args.seed, validation=dict(summary),
-                              continuation=f"advantage:{npz_path(args.improve).name}" if args.improve else recipe.base,
+                              continuation=f"{CONTINUATION_PREFIX}{npz_path(args.improve).name}" if args.improve
+                              else recipe.base,
                               continuation_sha256=improve_info.sha256 if improve_info else "")
     path = write_model(arrays, args.out, info)
     per_game = labels.size / args.games
-    print(f"{game.name}, {players} players: {args.games} games, {decisions} decisions of the heuristic's seat, "
+    print(f"{game.name}, {players} players, the {decision!r} decision: {args.games} games, {decisions} decisions of the seat, "
           f"{labels.size} labelled ({per_game:.2f} a game; {args.playouts} belief states each), {labelled:.0f} s")
     if summary:
         print(f"held-out batches: the network departs from {info.continuation} at {summary['changed']:.1%} of "

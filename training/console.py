@@ -27,7 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("training.replay", "check a recorded game and turn it into an animated GIF"),
     "viewer": ("training.viewer", "browser viewer: step through replays, play against bots"),
     "search": ("training.search", "determinized roll-out planner against copies of a heuristic"),
-    "advantage": ("training.advantage", "distil roll-out values into a network that overrules a heuristic's calls"),
+    "advantage": ("training.advantage", "distil roll-out values into a network that overrules a heuristic's decisions"),
     "benchmark": ("keine_ahnung_env.benchmark", "speed of the batched engine, its wrappers and peer environments"),
     "demo": ("keine_ahnung_env.demo", "a random game printed turn by turn"),
 }

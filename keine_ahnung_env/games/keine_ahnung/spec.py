@@ -16,7 +16,7 @@ import numpy as np
 
 from ...game_spec import AdvantageRecipe, AgentInfo, EpisodeStats, GameSpec, StatColumn
 from .actions import ACTION_CALL, NUM_ACTIONS, action_name
-from .config import MAX_PLAYERS, MIN_PLAYERS, Rules
+from .config import MAX_PLAYERS, MIN_PLAYERS, SLOTS, Rules
 from .core import KeineAhnungCore
 from .features import HINT_WIDTH, feature_sets
 from .picture import table_scene
@@ -112,22 +112,36 @@ TRAINING_RECIPE = MappingProxyType({
 ``--recipe plain`` gives the generic defaults). Measured: docs/training.md#the-default-recipe."""
 
 
-def advantage_recipe(layout: ObservationLayout) -> AdvantageRecipe:
-    """Where a network may overrule counter_tuned (``GameSpec.advantage``): the call of "Nothing fits
-    anymore!", at decisions whose call succeeds with a chance from 0.2 to 0.99 (the first hint of the
-    advice features, ``features.py``), about 1.2 decisions a game at 4 players. Below 0.2 a call almost
-    always fails, and a sure call is always right, so the roll-outs are spent in between (docs/
-    skill_ceiling.md, wave 12). The network reads the table counts, the players' trophies and prizes,
-    its own trophy points (the standings), the hints and counter_tuned's move."""
+def advantage_recipes(layout: ObservationLayout) -> MappingProxyType:
+    """Where a network may overrule counter_tuned (``GameSpec.advantage``), against ``counter``s; each
+    network reads the table counts, the players' trophies and prizes, its own trophy points (the
+    standings), the hints and counter_tuned's move (the ``advice_tuned`` features, ``features.py``):
+
+    * ``call``: whether to call "Nothing fits anymore!", at decisions whose call succeeds with a chance
+      from 0.2 to 0.99 (the first hint), about 1.2 decisions a game at 4 players. Below 0.2 a call almost
+      always fails, and a sure call is always right, so the roll-outs are spent in between.
+    * ``reserve``: whether to play a card of one's layout known to fit a pile now (the hints' "own
+      known cards that fit", slots 0-5) or to make counter_tuned's best other move, usually revealing an
+      unknown card while the known ones are kept back (counter's "reserve" rule); about 10 decisions a
+      game at 4 players. Where that other move is a call, playing the card first is the plan itself, and
+      counter_tuned decides.
+
+    docs/skill_ceiling.md, waves 12 and 13."""
     offsets, start = {}, 0
     for name, width in layout.sections:
         offsets[name] = (start, start + width)
         start += width
     hints = layout.size
     width = hints + HINT_WIDTH + NUM_ACTIONS  # the advice features: observation, hints, the adviser's move
-    return AdvantageRecipe(base="counter_tuned", opponents="counter", action="CALL", features="advice_tuned",
-                           gate_column=hints, gate_low=0.2, gate_high=0.99,
-                           inputs=((offsets["table_counts"][0], offsets["own_trophy_points"][1]), (hints, width)))
+    inputs = ((offsets["table_counts"][0], offsets["own_trophy_points"][1]), (hints, width))
+    known_fit = (hints + 3, hints + 3 + SLOTS)  # hints: success, fit, prize, known fitting (6), known misfits (6)
+    return MappingProxyType({
+        "call": AdvantageRecipe(base="counter_tuned", opponents="counter", action="CALL", features="advice_tuned",
+                                gate_column=hints, gate_low=0.2, gate_high=0.99, inputs=inputs),
+        "reserve": AdvantageRecipe(base="counter_tuned", opponents="counter", action="REVEAL_0",
+                                   features="advice_tuned", gate_column=None, gate_low=0.0, gate_high=0.0,
+                                   inputs=inputs, take_flags=known_fit, other_not=("CALL",)),
+    })
 
 
 def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
@@ -156,7 +170,7 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
         feature_sets=feature_sets(),
         default_features="hints",
         training_recipe=TRAINING_RECIPE,
-        advantage=advantage_recipe(layout),
+        advantage=advantage_recipes(layout),
         privileged_size=privileged_size(variant.num_players),
         privileged=privileged_features,
         agents=AGENTS,
