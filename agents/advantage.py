@@ -158,6 +158,23 @@ def load_model(path: str | Path, game: str | None = None) -> tuple[dict[str, np.
     return arrays, info
 
 
+def recipe_decisions(recipe, first: int, other_not: np.ndarray, heuristic: Any, features: Any,
+                     obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``(rows, feats, take, other)``: the rows of ``obs``/``mask`` whose decision a recipe's network makes
+    (a take action and another move legal, inside the gate, the heuristic's best other move not one of
+    ``other_not``), their feature rows, take masks and the heuristic's best other moves. The agent and
+    ``training.advantage`` both ask this, so they decide and label the same decisions."""
+    rows = np.flatnonzero(recipe.candidates(mask, first))
+    feats = features(obs[rows], mask[rows]) if rows.size else np.zeros((0, features.size), np.float32)
+    keep, take = recipe.decided(feats, mask[rows], first)
+    rows, feats = rows[keep], feats[keep]
+    if rows.size == 0:
+        return rows, feats, take, np.zeros(0, np.int64)
+    other = np.asarray(heuristic.act(obs[rows], mask[rows] & ~take), np.int64)
+    keep = ~np.isin(other, other_not)
+    return rows[keep], feats[keep], take[keep], other[keep]
+
+
 class AdvantageAgent:
     """The recipe's heuristic, overruled at the recipe's decisions by the network (module docstring).
     A model trained on the play of an earlier model (``training.advantage --improve``) plays that model
@@ -217,17 +234,8 @@ class AdvantageAgent:
         if mask.shape != (obs.shape[0], self.spec.num_actions):
             raise ValueError(f"{self.name}: action_mask must be [batch, {self.spec.num_actions}]; got {mask.shape}")
         out = np.asarray(self.base.act(obs, mask), np.int64).copy()
-        rows = np.flatnonzero(self.recipe.candidates(mask, self.first))
-        if rows.size == 0:
-            return out
-        feats = self.features(obs[rows], mask[rows])
-        keep, take = self.recipe.decided(feats, mask[rows], self.first)
-        rows, feats = rows[keep], feats[keep]
-        if rows.size == 0:
-            return out
-        other = np.asarray(self.heuristic.act(obs[rows], mask[rows] & ~take), np.int64)
-        keep = ~np.isin(other, self.other_not)
-        rows, feats, take, other = rows[keep], feats[keep], take[keep], other[keep]
+        rows, feats, take, other = recipe_decisions(self.recipe, self.first, self.other_not, self.heuristic,
+                                                    self.features, obs, mask)
         if rows.size == 0:
             return out
         gain = self.advantage(feats)

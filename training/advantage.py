@@ -130,6 +130,7 @@ def label_batch(task: tuple) -> dict[str, np.ndarray]:
     of the command seats the labelled seat at ``(start + i) % players``; ``improve``: a model's path
     whose agent plays that seat (in the games and the roll-outs) instead of the bare heuristic, or ""."""
     import agents
+    from agents.advantage import recipe_decisions
 
     env, players, rules, decision, seed, number, start, games, playouts, improve = task
     spec = registry.game_spec(env, players, **rules)
@@ -179,15 +180,7 @@ def label_batch(task: tuple) -> dict[str, np.ndarray]:
         obs, mask = core.observe(core.current[live], games=live), core.legal_mask[live]
         moves = np.asarray(policy.act(obs, mask), np.int64)
         decisions += live.size
-        rows = np.flatnonzero(recipe.candidates(mask, first))
-        if rows.size:
-            feats = features(obs[rows], mask[rows])
-            keep, take = recipe.decided(feats, mask[rows], first)
-            rows, feats = rows[keep], feats[keep]
-        if rows.size:
-            other = np.asarray(base.act(obs[rows], mask[rows] & ~take), np.int64)
-            keep = ~np.isin(other, other_not)
-            rows, feats, take, other = rows[keep], feats[keep], take[keep], other[keep]
+        rows, feats, take, other = recipe_decisions(recipe, first, other_not, base, features, obs, mask)
         if rows.size:
             taken = np.full(rows.size, first) if recipe.take_width() == 1 else np.asarray(base.act(obs[rows], take), np.int64)
             parts, first_moves = [], []
