@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from .base import check_arrays, layer_shapes, npz_path, read_weights, sidecar_path, write_weights
+from .base import (check_arrays, check_batch, layer_shapes, mlp_forward, mlp_layers, npz_path, read_weights, relu,
+                   sidecar_path, write_weights)
 from .ppo import PolicySidecar
 
 MODEL_FORMAT = "keine_ahnung_env.advantage/1"
@@ -197,8 +198,7 @@ class AdvantageAgent:
         self.features = self.spec.features(self.recipe.features)
         self.columns = self.recipe.input_columns()
         self.mean, self.scale = arrays["input_mean"], arrays["input_scale"]
-        self.layers = [(arrays[f"layer.{k}.weight"].T.copy(), arrays[f"layer.{k}.bias"])
-                       for k in range(len(info.net_arch) + 1)]
+        self.layers = mlp_layers(arrays, "layer", len(info.net_arch) + 1)
         self.heuristic = agents.make(self.recipe.base, game=info.game, seed=seed, num_players=info.num_players,
                                      rules={k: v for k, v in info.rules.items() if k != "num_players"} or None)
         """the recipe's heuristic: its best move of the take set and its best other move are the two choices."""
@@ -219,20 +219,11 @@ class AdvantageAgent:
         """[n] predicted win-share gain of the take set over the heuristic's other move, from rows of the
         recipe's feature set."""
         x = (np.asarray(features, np.float32)[:, self.columns] - self.mean) / self.scale
-        for k, (weight, bias) in enumerate(self.layers):
-            x = x @ weight + bias
-            if k < len(self.layers) - 1:
-                x = np.maximum(x, 0.0)
-        return x[:, 0]
+        return mlp_forward(x, self.layers, relu)[:, 0]
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        obs = np.asarray(observation, np.float32)
-        mask = np.asarray(action_mask, bool)
-        if obs.ndim != 2 or obs.shape[1] != self.spec.observation_size:
-            raise ValueError(f"{self.name}: observations must be [batch, {self.spec.observation_size}] "
-                             f"({self.info.num_players}-player {self.info.game}); got shape {obs.shape}")
-        if mask.shape != (obs.shape[0], self.spec.num_actions):
-            raise ValueError(f"{self.name}: action_mask must be [batch, {self.spec.num_actions}]; got {mask.shape}")
+        obs, mask = check_batch(self.name, observation, action_mask, self.spec.observation_size,
+                                self.spec.num_actions, self.info)
         out = np.asarray(self.base.act(obs, mask), np.int64).copy()
         rows, feats, take, other = recipe_decisions(self.recipe, self.first, self.other_not, self.heuristic,
                                                     self.features, obs, mask)
@@ -295,7 +286,6 @@ def _make(path: str | Path, seed: int | None, margin: float, num_players: int | 
         if continuation.info.sha256 != info.continuation_sha256:
             raise ValueError(f"{where} continues {earlier}, but that file is not the model it was trained on "
                              f"(SHA-256 {continuation.info.sha256[:12]}..., recorded {info.continuation_sha256[:12]}...)")
-        check_compatible(continuation.info, info.game, info.num_players, own_rules, where=f"advantage model {earlier}")
     return AdvantageAgent(arrays, info, margin=margin, seed=seed, name=f"advantage:{Path(path).name}",
                           continuation=continuation)
 

@@ -171,6 +171,39 @@ def check_arrays(arrays: dict[str, np.ndarray], expected: dict[str, tuple[int, .
             raise ValueError(f"{where}: {name} holds values that are not finite")
 
 
+def check_batch(name: str, observation: Any, action_mask: Any, observation_size: int, num_actions: int,
+                info: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(obs float32 [B, O], mask bool [B, A])`` of a learned agent's ``act`` arguments; ValueError naming
+    the agent, the shapes allowed and the variant (``info.num_players``, ``info.game``) otherwise."""
+    obs = np.asarray(observation, np.float32)
+    mask = np.asarray(action_mask, bool)
+    if obs.ndim != 2 or obs.shape[1] != observation_size:
+        raise ValueError(f"{name}: observations must be [batch, {observation_size}] "
+                         f"({info.num_players}-player {info.game}); got shape {obs.shape}")
+    if mask.shape != (obs.shape[0], num_actions):
+        raise ValueError(f"{name}: action_mask must be [batch, {num_actions}]; got {mask.shape}")
+    return obs, mask
+
+
+def relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0.0)
+
+
+def mlp_layers(arrays: dict[str, np.ndarray], prefix: str, count: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``[(weight [in, out], bias [out]), ...]`` of the layers ``PREFIX.K.weight`` (stored ``[out, in]``)
+    and ``PREFIX.K.bias``, K = 0 .. count - 1, ready for :func:`mlp_forward`."""
+    return [(arrays[f"{prefix}.{k}.weight"].T.copy(), arrays[f"{prefix}.{k}.bias"]) for k in range(count)]
+
+
+def mlp_forward(x: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]], activation) -> np.ndarray:
+    """A NumPy MLP: ``activation`` after every layer but the last."""
+    for k, (weight, bias) in enumerate(layers):
+        x = x @ weight + bias
+        if k < len(layers) - 1:
+            x = activation(x)
+    return x
+
+
 def play_seats(core, games: np.ndarray, agent_list: list, seat_agent: np.ndarray) -> None:
     """Plays the held seats (``seat_agent[i, seat]`` indexes ``agent_list``; -1: not held) of the listed
     games until a seat that is not held is to act or the game is over. Agents that can drive the core

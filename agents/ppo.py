@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from .base import check_batch
 from .features import ObservationFeatures, pad_privileged
 
 CHECKPOINT_FORMAT = "keine_ahnung_env.ppo/1"
@@ -458,13 +459,8 @@ class PPOAgent:
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         import torch
 
-        obs = np.asarray(observation, np.float32)
-        mask = np.asarray(action_mask, bool)
-        if obs.ndim != 2 or obs.shape[1] != self._features.input_size:
-            raise ValueError(f"{self.name}: observations must be [batch, {self._features.input_size}] "
-                             f"({self.info.num_players}-player {self.info.game}); got shape {obs.shape}")
-        if mask.shape != (obs.shape[0], self.info.num_actions):
-            raise ValueError(f"{self.name}: action_mask must be [batch, {self.info.num_actions}]; got {mask.shape}")
+        obs, mask = check_batch(self.name, observation, action_mask, self._features.input_size,
+                                self.info.num_actions, self.info)
         obs = pad_privileged(self._features(obs, mask), self.info.privileged_size)
         with torch.no_grad():
             dist = self.policy.get_distribution(torch.as_tensor(obs), action_masks=mask)

@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from .base import check_arrays, layer_shapes, npz_path, read_weights, sidecar_path, write_weights
+from .base import (check_arrays, check_batch, layer_shapes, mlp_forward, mlp_layers, npz_path, read_weights, relu,
+                   sidecar_path, write_weights)
 from .ppo import PolicySidecar
 
 EXPORT_FORMAT = "keine_ahnung_env.rllib/1"
@@ -131,9 +132,8 @@ class RLlibAgent:
         self.deterministic = deterministic
         self.name = name
         self._features = ObservationFeatures(info.features, info.num_players, info.rules, game=info.game)
-        layers = len(info.net_arch) + 1
-        self._layers = [(weights[f"pi.{k}.weight"].T.copy(), weights[f"pi.{k}.bias"]) for k in range(layers)]
-        self._activation = np.tanh if info.activation == "tanh" else (lambda x: np.maximum(x, 0.0))
+        self._layers = mlp_layers(weights, "pi", len(info.net_arch) + 1)
+        self._activation = np.tanh if info.activation == "tanh" else relu
         self.rng = np.random.default_rng(seed)
 
     def reseed(self, seed: int | None) -> None:
@@ -141,18 +141,9 @@ class RLlibAgent:
 
     def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """[B, A] float32 action logits of the policy network, illegal actions at -inf."""
-        obs = np.asarray(observation, np.float32)
-        mask = np.asarray(action_mask, bool)
-        if obs.ndim != 2 or obs.shape[1] != self.info.observation_size:
-            raise ValueError(f"{self.name}: observations must be [batch, {self.info.observation_size}] "
-                             f"({self.info.num_players}-player {self.info.game}); got shape {obs.shape}")
-        if mask.shape != (obs.shape[0], self.info.num_actions):
-            raise ValueError(f"{self.name}: action_mask must be [batch, {self.info.num_actions}]; got {mask.shape}")
-        x = self._features(obs, mask if self._features.needs_mask else None)
-        for k, (weight, bias) in enumerate(self._layers):
-            x = x @ weight + bias
-            if k < len(self._layers) - 1:
-                x = self._activation(x)
+        obs, mask = check_batch(self.name, observation, action_mask, self.info.observation_size,
+                                self.info.num_actions, self.info)
+        x = mlp_forward(self._features(obs, mask if self._features.needs_mask else None), self._layers, self._activation)
         return np.where(mask, x, -np.inf).astype(np.float32)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ import argparse
 import numpy as np
 
 from agents.advantage import load_model
+from agents.base import mlp_forward, mlp_layers, relu
 from training.advantage import choice_gain
 
 BINS = (0.2, 0.3, 0.4, 0.5, 0.55, 0.6, 0.7, 0.8, 0.99)
@@ -48,11 +49,7 @@ def main(argv=None) -> dict:
     batches = int(batch.max()) + 1
     held = np.flatnonzero(batch >= batches - int(round(args.validation * batches)))
     x = (inputs[held] - arrays["input_mean"]) / arrays["input_scale"]
-    layers = len(info.net_arch) + 1
-    for k in range(layers):
-        x = x @ arrays[f"layer.{k}.weight"].T + arrays[f"layer.{k}.bias"]
-        if k < layers - 1:
-            x = np.maximum(x, 0.0)
+    x = mlp_forward(x, mlp_layers(arrays, "layer", len(info.net_arch) + 1), relu)
     predicted, y, t, chance = x[:, 0], labels[held], takes[held], inputs[held, gate]
     changed, gain = choice_gain(predicted, y, t)
     wants = np.where(changed, ~t, t)

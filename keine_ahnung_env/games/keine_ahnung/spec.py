@@ -127,13 +127,9 @@ def advantage_recipes(layout: ObservationLayout) -> MappingProxyType:
       counter_tuned decides.
 
     docs/skill_ceiling.md, waves 12 and 13."""
-    offsets, start = {}, 0
-    for name, width in layout.sections:
-        offsets[name] = (start, start + width)
-        start += width
     hints = layout.size
     width = hints + HINT_WIDTH + NUM_ACTIONS  # the advice features: observation, hints, the adviser's move
-    inputs = ((offsets["table_counts"][0], offsets["own_trophy_points"][1]), (hints, width))
+    inputs = ((layout.slice("table_counts").start, layout.slice("own_trophy_points").stop), (hints, width))
     known_fit = (hints + 3, hints + 3 + SLOTS)  # hints: success, fit, prize, known fitting (6), known misfits (6)
     return MappingProxyType({
         "call": AdvantageRecipe(base="counter_tuned", opponents="counter", action="CALL", features="advice_tuned",
