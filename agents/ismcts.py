@@ -74,7 +74,7 @@ class SearchAgent:
 
     def __init__(self, seed: int | None = None, game: str = "keine_ahnung_v0", playouts: int = 16,
                  rollout: str | None = None, margin: float = 2.0, when: str = "all", screen: int = 4,
-                 max_rows: int = 16384, opponents: str | None = None,
+                 max_rows: int = 16384, opponents: str | None = None, default: str | None = None,
                  num_players: int | None = None, rules: dict | None = None):
         """``playouts``: sampled states per distinct move (an integer >= 2); ``rollout``: the agent spec
         (``agents.make``) that plays every seat after the searched move, and whose own move is the
@@ -87,7 +87,9 @@ class SearchAgent:
         the roll-out agent's (and differs from it in some state) get the rest of the ``playouts``; ``max_rows``: the most
         games one roll-out batch holds (memory); ``opponents``: an agent spec that plays the other seats of
         the roll-outs (None: the roll-out agent plays every seat), e.g. ``counter`` where the agent knows
-        whom it faces; ``num_players`` (optional: read from the
+        whom it faces; ``default``: an agent spec whose move the search keeps unless another move beats it
+        by the margin (None: the roll-out agent's), e.g. a learned agent searched over with fast
+        heuristic roll-outs; ``num_players`` (optional: read from the
         observation width otherwise) and ``rules`` fix the variant."""
         import agents
 
@@ -139,6 +141,13 @@ class SearchAgent:
         self.opponents = None if opponents is None else agents.make(
             opponents, game=self.game, seed=None if seed is None else seed + 1, num_players=num_players,
             rules=rules if rules else None)
+        if default is not None and (not isinstance(default, str) or not default.strip()):
+            raise ValueError(f"default={default!r}; allowed: None (the roll-out agent's move) or an agent spec, "
+                             "e.g. 'advantage_4p'")
+        self.default_spec = default
+        self.default = self.rollout if default is None else agents.make(
+            default, game=self.game, seed=None if seed is None else seed + 2, num_players=num_players,
+            rules=rules if rules else None)
         self.rng = np.random.default_rng(seed)
         self.decisions = 0
         """decisions taken (rows of ``act`` with a legal action)."""
@@ -154,6 +163,8 @@ class SearchAgent:
             self.rollout.reseed(seed)
         if callable(getattr(self.opponents, "reseed", None)):
             self.opponents.reseed(None if seed is None else seed + 1)
+        if self.default is not self.rollout and callable(getattr(self.default, "reseed", None)):
+            self.default.reseed(None if seed is None else seed + 2)
 
     # ------------------------------------------------------------------ the variant
 
@@ -184,7 +195,7 @@ class SearchAgent:
         if mask.shape[1] != spec.num_actions:
             raise ValueError(f"action_mask must have {spec.num_actions} columns ({self.game} actions); got "
                              f"{mask.shape[1]}")
-        default = np.asarray(self.rollout.act(obs, mask), np.int64)
+        default = np.asarray(self.default.act(obs, mask), np.int64)
         self.decisions += int(mask.any(1).sum())
         searched = mask.sum(1) > 1
         if self._when_actions is not None:
