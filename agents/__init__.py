@@ -395,6 +395,9 @@ register("advantage_4p_call", "agents.advantage:make_shipped_call_agent",
          description="the shipped 4-player advantage model of wave 12: counter_tuned, its calls overruled by roll-out values")
 register("ismcts", "agents.ismcts:make_agent", game=None,
          description="determinized search over belief-sampled states, counter roll-outs (agents/ismcts.py)")
+register("ismcts_4p", "agents.ismcts:make_search_4p_agent",
+         description="the 4-player search agent: ismcts over advantage_4p's move at every decision, counter_tuned "
+                     "roll-outs against counters (agents.ismcts.SEARCH_4P)")
 register("ppo_4p", "agents.ppo:make_ready_agent",
          description="the shipped 4-player PPO agent (counter_tuned's advice; 25.8% against three counters)")
 register("ppo_4p_v1", "agents.ppo:make_earlier_agent",

@@ -18,8 +18,13 @@ those where one of the listed actions is legal, e.g. ``CALL``) the agent
    and the same later chance events), then the roll-out agent (default ``counter``) in every seat to
    the end of the game, on the compiled engine: one batched core for all moves, all samples and all
    the observations of the call;
-4. takes the move with the best mean win share, unless it beats the roll-out agent's own move by
-   less than ``margin`` standard errors of the paired difference (then the roll-out agent's move).
+4. takes the move with the best mean win share, unless it beats the default move (the roll-out
+   agent's own, or the ``default`` agent's) by less than ``margin`` standard errors of the paired
+   difference (then the default move).
+
+``agents.make("ismcts_4p")`` is the 4-player search agent of issue 18 (:data:`SEARCH_4P`): every
+decision searched over ``advantage_4p``'s move, ``counter_tuned`` roll-outs (compiled, so the roll-outs
+run inside the engine) for the deciding seat and ``counter`` in the others.
 
 A first look with ``screen`` of the ``playouts`` states per move comes first; only decisions where
 some other move does at least as well as the roll-out agent's there, and differs from it in some
@@ -46,7 +51,7 @@ from keine_ahnung_env.sampling import check_batch
 
 from .base import play_seats
 
-__all__ = ["SearchAgent", "make_agent"]
+__all__ = ["SearchAgent", "make_agent", "make_search_4p_agent", "SEARCH_4P"]
 
 
 def play_out(core, agent) -> None:
@@ -154,7 +159,7 @@ class SearchAgent:
         self.searched = 0
         """decisions searched (more than one distinct move)."""
         self.changed = 0
-        """searched decisions where the search departed from the roll-out agent's move."""
+        """searched decisions where the search departed from the default move."""
 
     def reseed(self, seed: int | None) -> None:
         """Restarts the agent's generator (samples) and the roll-out agent's from ``seed``."""
@@ -212,7 +217,7 @@ class SearchAgent:
     def search(self, spec, samples: list, default: np.ndarray) -> np.ndarray:
         """The moves for a list of decisions, each given as a core of sampled states in which the
         deciding seat (``core.current``) is to act, all alike in what that seat knows; ``default[i]``
-        is the roll-out agent's move in decision i. Returns one move per decision."""
+        is the default move (the roll-out or ``default`` agent's) in decision i. Returns one move per decision."""
         chosen = np.array(default, np.int64, copy=True)
         plans = []
         for i, core in enumerate(samples):
@@ -294,3 +299,22 @@ class SearchAgent:
 def make_agent(seed: int | None = None, game: str = "keine_ahnung_v0", **kwargs) -> SearchAgent:
     """``agents.make("ismcts", ...)``'s factory."""
     return SearchAgent(seed=seed, game=game, **kwargs)
+
+
+SEARCH_4P = {"playouts": 128, "screen": 8, "margin": 2.5, "when": "all", "rollout": "counter_tuned",
+             "default": "advantage_4p", "opponents": "counter"}
+"""``ismcts_4p``'s options (issue 18, wave 14): search every decision over the shipped ``advantage_4p``'s
+move, with ``counter_tuned`` roll-outs for the deciding seat and ``counter`` in the other seats (whom
+the 4-player benchmark seats against it). Measured in docs/skill_ceiling.md (wave 14)."""
+
+
+def make_search_4p_agent(seed: int | None = None, num_players: int | None = 4, **kwargs) -> SearchAgent:
+    """``agents.make("ismcts_4p")``: :data:`SEARCH_4P` for 4-player Keine Ahnung; any option may be
+    overridden (``ismcts_4p:playouts=64``)."""
+    if num_players not in (None, 4):
+        raise ValueError(f"ismcts_4p plays 4-player keine_ahnung_v0 (its default move is advantage_4p's); got "
+                         f"num_players={num_players}; for other sizes seat ismcts with your own options")
+    kwargs.pop("game", None)
+    agent = SearchAgent(seed=seed, game="keine_ahnung_v0", num_players=4, **{**SEARCH_4P, **kwargs})
+    agent.name = "ismcts_4p"
+    return agent

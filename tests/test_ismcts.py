@@ -132,3 +132,44 @@ def test_ismcts_can_seat_other_opponents_in_its_rollouts():
     assert values[None].mean() < 0.5 < values["always_call"].mean()
     moves = agents.make("ismcts", playouts=2, seed=1, opponents="counter").act(obs, core.legal_mask[live])
     assert core.legal_mask[live][np.arange(live.size), moves].all()
+
+
+def test_ismcts_keeps_its_default_agents_move_where_it_does_not_search():
+    """``default``: the move the search keeps is that agent's, not the roll-out agent's."""
+    with pytest.raises(ValueError, match=r"default=''; allowed: None .the roll-out agent's move. or an agent spec"):
+        agents.make("ismcts", default="")
+    with pytest.raises(ValueError, match=r"unknown agent 'nobody'"):
+        agents.make("ismcts", default="nobody")
+    core = _positions(4, seed=9, steps=25, num_games=24)
+    live = np.flatnonzero(~core.done)
+    obs, mask = core.observe(core.current[live], games=live), core.legal_mask[live]
+    unsearched = ~mask[:, ACTION_CALL]
+    greedy = agents.make("greedy", seed=2).act(obs, mask)  # the default agent is seeded seed + 2
+    counter = agents.make("counter", seed=0).act(obs, mask)
+    assert unsearched.sum() >= 3 and (greedy != counter)[unsearched].any()  # positions that tell them apart
+    agent = agents.make("ismcts", playouts=2, screen=0, seed=0, when="CALL", rollout="counter", default="greedy")
+    assert agent.default_spec == "greedy" and agent.rollout_spec == "counter"
+    actions = agent.act(obs, mask)
+    np.testing.assert_array_equal(actions[unsearched], greedy[unsearched])
+    assert mask[np.arange(live.size), actions].all()
+
+
+def test_ismcts_4p_is_the_documented_search_over_advantage_4p():
+    agent = agents.make("ismcts_4p", seed=0)
+    assert isinstance(agent, SearchAgent) and agent.name == "ismcts_4p"
+    assert (agent.playouts, agent.screen, agent.margin, agent.when) == (128, 8, 2.5, "all")
+    assert (agent.default_spec, agent.rollout_spec, agent.opponents_spec) == ("advantage_4p", "counter_tuned", "counter")
+    assert agents.make("ismcts_4p:playouts=16", seed=0).playouts == 16
+    with pytest.raises(ValueError, match="ismcts_4p plays 4-player keine_ahnung_v0"):
+        agents.make("ismcts_4p", num_players=3)
+    # Where it does not search (a single distinct move) it plays advantage_4p's move.
+    core = _positions(4, seed=4, steps=12, num_games=8)
+    live = np.flatnonzero(~core.done)
+    obs, mask = core.observe(core.current[live], games=live), core.legal_mask[live]
+    single = mask.sum(1) == 1
+    cheap = agents.make("ismcts_4p:playouts=2:screen=0:when=CALL", seed=0)
+    actions = cheap.act(obs, mask)
+    expected = agents.make("advantage_4p", seed=2).act(obs, mask)
+    untouched = single | ~mask[:, ACTION_CALL]
+    assert untouched.any()
+    np.testing.assert_array_equal(actions[untouched], expected[untouched])
