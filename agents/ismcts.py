@@ -193,9 +193,14 @@ class SearchAgent:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """One legal action per row (``int64 [B]``); rows without a legal action get 0."""
+        return self.act_and_default(observation, action_mask)[0]
+
+    def act_and_default(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``act``'s actions and, beside them, the default moves the search weighed them against (the
+        same where it did not depart): ``(actions, defaults)``, both ``int64 [B]``."""
         obs, mask = check_batch(observation, action_mask, game=self.game)
         if obs.shape[0] == 0:
-            return np.zeros(0, np.int64)
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
         spec = self.spec_for(obs.shape[1])
         if mask.shape[1] != spec.num_actions:
             raise ValueError(f"action_mask must have {spec.num_actions} columns ({self.game} actions); got "
@@ -207,12 +212,17 @@ class SearchAgent:
             searched &= mask[:, self._when_actions].any(1)
         rows = np.flatnonzero(searched)
         if rows.size == 0:
-            return default
+            return default, default
         samples = [spec.belief.sample_states(obs[r], self.playouts, self.rng) for r in rows]
         chosen = self.search(spec, samples, default[rows])
         out = default.copy()
         out[rows] = chosen
-        return out
+        return out, default
+
+    def move_values(self, spec, core, moves: list[int]) -> np.ndarray:
+        """``[len(moves), core.num_envs]``: the deciding seat's win share after each move in each state of
+        ``core`` (sampled states in which that seat is to act), the roll-out agents playing on."""
+        return self._values(spec, [(core, list(moves), np.arange(core.num_envs))])[0]
 
     def search(self, spec, samples: list, default: np.ndarray) -> np.ndarray:
         """The moves for a list of decisions, each given as a core of sampled states in which the

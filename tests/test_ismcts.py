@@ -173,3 +173,32 @@ def test_ismcts_4p_is_the_documented_search_over_advantage_4p():
     untouched = single | ~mask[:, ACTION_CALL]
     assert untouched.any()
     np.testing.assert_array_equal(actions[untouched], expected[untouched])
+
+
+def test_act_and_default_and_move_values_expose_what_the_search_weighed():
+    core = _positions(4, seed=5, steps=20, num_games=16)
+    live = np.flatnonzero(~core.done)
+    obs, mask = core.observe(core.current[live], games=live), core.legal_mask[live]
+    spec_args = dict(playouts=4, screen=0, margin=0.0, seed=2, rollout="counter", default="greedy")
+    actions, defaults = agents.make("ismcts", **spec_args).act_and_default(obs, mask)
+    np.testing.assert_array_equal(actions, agents.make("ismcts", **spec_args).act(obs, mask))
+    np.testing.assert_array_equal(defaults, agents.make("greedy", seed=4).act(obs, mask))
+    agent = agents.make("ismcts", **spec_args)
+    spec = registry.game_spec("keine_ahnung_v0", 4)
+    states = spec.belief.sample_states(obs[0], 6, np.random.default_rng(0))
+    legal = np.flatnonzero(mask[0])[:2].tolist()
+    values = agent.move_values(spec, states, legal)
+    assert values.shape == (len(legal), 6) and ((values >= 0) & (values <= 1)).all()
+
+
+def test_search_departures_benchmark_judges_every_departure():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "search_departures.py"
+    module_spec = importlib.util.spec_from_file_location("search_departures", path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    out = module.main(["--agent", "ismcts:playouts=2:screen=0:margin=0:when=CALL:rollout=counter:default=greedy",
+                       "--games", "4", "--seed", "1", "--judge", "4", "--judge-rollout", "counter"])
+    assert out["departures"] > 0 and out["searched"] >= out["departures"] and np.isfinite(out["gain_points"])
