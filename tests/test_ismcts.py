@@ -24,6 +24,14 @@ def _positions(players: int, seed: int, steps: int, num_games: int = 24):
     return core
 
 
+def _refuses_bad_agent_specs(option: str, allowed: str) -> None:
+    """An empty spec for ``option`` is refused naming what is allowed, an unknown agent by its name."""
+    with pytest.raises(ValueError, match=rf"{option}=''; allowed: {allowed}"):
+        agents.make("ismcts", **{option: ""})
+    with pytest.raises(ValueError, match=r"unknown agent 'nobody'"):
+        agents.make("ismcts", **{option: "nobody"})
+
+
 def test_ismcts_is_registered_and_refuses_bad_arguments():
     agent = agents.make("ismcts", playouts=2, seed=0)
     assert isinstance(agent, SearchAgent) and agent.name == "ismcts" and agent.margin == 2.0
@@ -110,10 +118,7 @@ def test_ismcts_finds_the_sure_trophy_its_rollout_agent_misses():
 
 def test_ismcts_can_seat_other_opponents_in_its_rollouts():
     """``opponents``: the roll-outs' other seats play that agent, the deciding seat the roll-out agent."""
-    with pytest.raises(ValueError, match=r"opponents=''; allowed: None .the roll-out agent in every seat. or an agent spec"):
-        agents.make("ismcts", opponents="")
-    with pytest.raises(ValueError, match=r"unknown agent 'nobody'"):
-        agents.make("ismcts", opponents="nobody")
+    _refuses_bad_agent_specs("opponents", r"None .the roll-out agent in every seat. or an agent spec")
     core = _positions(4, seed=7, steps=20, num_games=12)
     live = np.flatnonzero(~core.done)
     obs = core.observe(core.current[live], games=live)
@@ -136,10 +141,7 @@ def test_ismcts_can_seat_other_opponents_in_its_rollouts():
 
 def test_ismcts_keeps_its_default_agents_move_where_it_does_not_search():
     """``default``: the move the search keeps is that agent's, not the roll-out agent's."""
-    with pytest.raises(ValueError, match=r"default=''; allowed: None .the roll-out agent's move. or an agent spec"):
-        agents.make("ismcts", default="")
-    with pytest.raises(ValueError, match=r"unknown agent 'nobody'"):
-        agents.make("ismcts", default="nobody")
+    _refuses_bad_agent_specs("default", r"None .the roll-out agent's move. or an agent spec")
     core = _positions(4, seed=9, steps=25, num_games=24)
     live = np.flatnonzero(~core.done)
     obs, mask = core.observe(core.current[live], games=live), core.legal_mask[live]
