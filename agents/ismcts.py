@@ -139,20 +139,21 @@ class SearchAgent:
         self.rollout_spec = rollout
         self.rollout = agents.make(rollout, game=self.game, seed=seed, num_players=num_players,
                                    rules=rules if rules else None)
-        if opponents is not None and (not isinstance(opponents, str) or not opponents.strip()):
-            raise ValueError(f"opponents={opponents!r}; allowed: None (the roll-out agent in every seat) or an agent "
-                             "spec, e.g. 'counter'")
+
+        def optional_agent(option: str, value, offset: int, none_means: str, example: str):
+            """The agent an optional spec names (None stays None), seeded ``seed + offset``."""
+            if value is None:
+                return None
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"{option}={value!r}; allowed: None ({none_means}) or an agent spec, e.g. {example!r}")
+            return agents.make(value, game=self.game, seed=None if seed is None else seed + offset,
+                               num_players=num_players, rules=rules if rules else None)
+
         self.opponents_spec = opponents
-        self.opponents = None if opponents is None else agents.make(
-            opponents, game=self.game, seed=None if seed is None else seed + 1, num_players=num_players,
-            rules=rules if rules else None)
-        if default is not None and (not isinstance(default, str) or not default.strip()):
-            raise ValueError(f"default={default!r}; allowed: None (the roll-out agent's move) or an agent spec, "
-                             "e.g. 'advantage_4p'")
+        self.opponents = optional_agent("opponents", opponents, 1, "the roll-out agent in every seat", "counter")
         self.default_spec = default
-        self.default = self.rollout if default is None else agents.make(
-            default, game=self.game, seed=None if seed is None else seed + 2, num_players=num_players,
-            rules=rules if rules else None)
+        self.default = self.rollout if default is None else optional_agent(
+            "default", default, 2, "the roll-out agent's move", "advantage_4p")
         self.rng = np.random.default_rng(seed)
         self.decisions = 0
         """decisions taken (rows of ``act`` with a legal action)."""
@@ -324,7 +325,6 @@ def make_search_4p_agent(seed: int | None = None, num_players: int | None = 4, *
     if num_players not in (None, 4):
         raise ValueError(f"ismcts_4p plays 4-player keine_ahnung_v0 (its default move is advantage_4p's); got "
                          f"num_players={num_players}; for other sizes seat ismcts with your own options")
-    kwargs.pop("game", None)
     agent = SearchAgent(seed=seed, game="keine_ahnung_v0", num_players=4, **{**SEARCH_4P, **kwargs})
     agent.name = "ismcts_4p"
     return agent

@@ -71,7 +71,7 @@ def main(argv=None) -> dict:
                 diff = value[1] - value[0]
                 gains.append(diff.mean())
                 errors.append(diff.std(ddof=1) / np.sqrt(diff.size))
-                kinds.append(f"{spec.action_names[int(chosen[i])]} < {spec.action_names[int(default[i])]}")
+                kinds.append(" < ".join(spec.action_names[int(move)].split("_")[0] for move in (chosen[i], default[i])))
         core.step(actions, active=live)
     gains, errors = np.array(gains), np.array(errors)
     per_game = 100 * gains.sum() / args.games
@@ -83,8 +83,7 @@ def main(argv=None) -> dict:
     if gains.size:
         print(f"per departure: mean {gains.mean():+.4f}, better in the judge's eyes at {np.mean(gains > 0):.0%}")
         print("kinds (chosen < default, action names without their card):")
-        families = Counter(" < ".join(name.split("_")[0] for name in kind.split(" < ")) for kind in kinds)
-        for kind, count in families.most_common():
+        for kind, count in Counter(kinds).most_common():
             print(f"  {kind}: {count}")
     return {"gain_points": per_game, "error_points": error, "departures": int(gains.size),
             "decisions": searcher.decisions, "searched": searcher.searched}
