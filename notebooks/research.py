@@ -26,6 +26,23 @@ BUDGETS = ("small", "full")
 Z95 = 1.959963984540054
 
 
+def lab(name: str):
+    """Module ``name`` of the repository's ``research/`` folder (the studies, not installed), loaded by its
+    path: the notebooks import this file as ``research``, which hides the folder's package."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    key = f"_research_{name}"
+    if key not in sys.modules:
+        path = Path(agents.__file__).resolve().parents[1] / "research" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(key, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module  # before running it: its dataclasses look their module up there
+        spec.loader.exec_module(module)
+    return sys.modules[key]
+
+
 def budget() -> str:
     """The budget named by ``KA_NOTEBOOK_BUDGET`` (default ``"full"``)."""
     value = os.environ.get("KA_NOTEBOOK_BUDGET", "full").strip().lower() or "full"
@@ -148,7 +165,9 @@ def monte_carlo_check(states: int = 200, playouts: int = 2000, seed: int = 0):
     """The exact probability next to Monte Carlo play-outs of the real engine for ``states`` call
     states (2-5 players, both memory modes, random and greedy play). Returns a dict of arrays:
     exact, hits, playouts, label, and ``seconds``."""
-    check = risk.engine_check(states, playouts, seed=seed, num_envs=32)
+    from research.risk_engine_check import engine_check
+
+    check = engine_check(states, playouts, seed=seed, num_envs=32)
     labels = [f"{P}p/{memory}" for P, memory, _ in check["variants"]]
     return {"exact": check["exact"], "hits": check["hits"], "playouts": playouts, "label": np.array(labels),
             "seconds": check["seconds"]}

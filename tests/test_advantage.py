@@ -220,7 +220,7 @@ def test_the_command_writes_a_model_that_plays_and_labels_alike_in_two_processes
     import subprocess
     import sys
 
-    looked = subprocess.run([sys.executable, "benchmarks/advantage_choices.py", "--data", str(tmp_path / "one_data.npz"),
+    looked = subprocess.run([sys.executable, "research/advantage_choices.py", "--data", str(tmp_path / "one_data.npz"),
                              "--model", str(tmp_path / "one.npz"), "--validation", "0.34"],
                             capture_output=True, text=True, timeout=120)
     assert looked.returncode == 0, looked.stderr
@@ -346,11 +346,11 @@ def test_the_split_sample_look_values_decisions_of_each_kind():
     import sys
 
     for kind in ("call", "place"):
-        run = subprocess.run([sys.executable, "benchmarks/split_headroom.py", "--kind", kind, "--games", "40",
+        run = subprocess.run([sys.executable, "research/split_headroom.py", "--kind", kind, "--games", "40",
                               "--playouts", "4", "--seed", "3"], capture_output=True, text=True, timeout=180)
         assert run.returncode == 0, run.stderr
         assert run.stdout.startswith(f"{kind}: ") and "2 states choose: gain" in run.stdout
         assert int(run.stdout.split()[1]) > 10  # decisions valued
-    bad = subprocess.run([sys.executable, "benchmarks/split_headroom.py", "--playouts", "5"], capture_output=True,
+    bad = subprocess.run([sys.executable, "research/split_headroom.py", "--playouts", "5"], capture_output=True,
                          text=True, timeout=60)
     assert bad.returncode == 2 and "--playouts 5: an even number >= 4" in bad.stderr

@@ -1,7 +1,10 @@
-"""What a seat may know, exactly (issue 17): Keine Ahnung's beliefs, its state sampler, the exact risk model
+"""What a seat may know, exactly: Keine Ahnung's beliefs, its state sampler, the exact risk model
 in its pools, and the risk model's calibration in real play."""
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,13 +12,16 @@ import pytest
 import agents
 from agents.base import sample_masked
 from keine_ahnung_env import registry
-from keine_ahnung_env.games.keine_ahnung import calibration, risk
+from keine_ahnung_env.games.keine_ahnung import risk
 from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL, Phase
 from keine_ahnung_env.games.keine_ahnung.belief import belief_for
 from keine_ahnung_env.games.keine_ahnung.config import Rules
 from keine_ahnung_env.games.keine_ahnung.core import KeineAhnungCore
 from keine_ahnung_env.games.keine_ahnung.observation import ObservationLayout
 from keine_ahnung_env.stats import binomial_interval_contains
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # research/ is not installed
+from research import calibration  # noqa: E402
 
 VARIANTS = [dict(num_players=P, memory=m) for P in (2, 3, 4, 5) for m in ("perfect", "none")] + [
     dict(num_players=3, reshuffle_discards=False, allow_keep=True), dict(num_players=2, memory="none", allow_keep=True)]

@@ -197,7 +197,7 @@ def test_search_departures_benchmark_judges_every_departure():
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "search_departures.py"
+    path = Path(__file__).resolve().parents[1] / "research" / "search_departures.py"
     module_spec = importlib.util.spec_from_file_location("search_departures", path)
     module = importlib.util.module_from_spec(module_spec)
     module_spec.loader.exec_module(module)

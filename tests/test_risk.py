@@ -218,7 +218,7 @@ def test_exact_value_inside_monte_carlo_intervals_full():
     import importlib.util
     import pathlib
 
-    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "validate_risk.py"
+    path = pathlib.Path(__file__).resolve().parents[1] / "research" / "validate_risk.py"
     spec = importlib.util.spec_from_file_location("validate_risk", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

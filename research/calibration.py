@@ -1,4 +1,4 @@
-"""Calibration of the call-risk model in real play (issue 17): forced calls beside their outcomes.
+"""Calibration of the call-risk model in real play: forced calls beside their outcomes.
 
 The Monte Carlo check (``risk.monte_carlo_call_success``) re-deals the hidden cards uniformly, which is
 the model's own assumption, so it tests the arithmetic, not the assumption. Here the model meets real
@@ -10,7 +10,7 @@ successes in a bin of calls with probabilities p_i is a Poisson-binomial variabl
 when the observed count lies inside its exact two-sided ``1 - alpha`` interval (Bonferroni: ``alpha``
 divided by the number of bins tested).
 
-``benchmarks/validate_risk.py --real`` prints the tables; ``tests/test_belief.py`` runs a small version.
+``.venv/bin/python research/validate_risk.py --real`` prints the tables; ``tests/test_belief.py`` runs a small version.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from typing import Callable
 
 import numpy as np
 
-from . import risk
-from .actions import ACTION_CALL
-from .config import SLOTS, Rules
-from .observation import ObservationLayout
+from keine_ahnung_env.games.keine_ahnung import risk
+from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL
+from keine_ahnung_env.games.keine_ahnung.config import SLOTS, Rules
+from keine_ahnung_env.games.keine_ahnung.observation import ObservationLayout
 
 Predictor = Callable[[np.ndarray, object], np.ndarray]
 """``(observations [B, O], tables) -> [B]`` success probabilities of a call by the observer."""
@@ -35,7 +35,7 @@ def exact_model(observation: np.ndarray, tables) -> np.ndarray:
 
 
 def version1_model(observation: np.ndarray, tables) -> np.ndarray:
-    """The risk model before issue 17: the same formula on the version-1 prefix of the observation (one
+    """The risk model of observation version 1: the same formula on the version-1 prefix of the observation (one
     pool of "cards whose place I do not know"). For comparisons only."""
     P = risk.layout_for(observation.shape[1], tables).num_players
     width = ObservationLayout.for_tables(P, tables, version=1).size
@@ -72,8 +72,8 @@ def play_forced_calls(num_players: int, memory: str = "perfect", games: int = 20
 
     ``agent_factory(seed, num_players, rules)`` makes the batched agent of every seat (default:
     ``counter``); ``predictor`` is the model under test (default: :func:`exact_model`)."""
-    from .agents import CounterAgent
-    from .core import KeineAhnungCore
+    from keine_ahnung_env.games.keine_ahnung.agents import CounterAgent
+    from keine_ahnung_env.games.keine_ahnung.core import KeineAhnungCore
 
     if not 0.0 <= force <= 1.0:
         raise ValueError(f"force={force!r}; allowed: a probability in [0, 1]")

@@ -9,7 +9,7 @@ with its standard error, and a summary: how often another move's gain exceeds 2 
 and the mean gain a perfect chooser among the measured moves would collect (an upper bound on what
 one-step search with these roll-outs can add per decision, inflated by the noise it picks).
 
-    .venv/bin/python benchmarks/ismcts_headroom.py --games 96 --steps 60 --playouts 256 --seed 41
+    .venv/bin/python research/ismcts_headroom.py --games 96 --steps 60 --playouts 256 --seed 41
 """
 
 from __future__ import annotations

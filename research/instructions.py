@@ -7,7 +7,7 @@ the count covers the workload alone (the interpreter start, imports and the kern
 the Numba disk cache are left out). Run it as
 
     valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.%p.out \\
-        python benchmarks/instructions.py engine --game keine_ahnung_v0 --players 4 --batch 4096 --steps 20
+        .venv/bin/python research/instructions.py engine --game keine_ahnung_v0 --players 4 --batch 4096 --steps 20
 
 and read the ``summary:`` line of the dump file ending in ``.1`` (the script prints it when it can
 find it). Without valgrind it prints the region's wall time instead (a quick check that it runs).

@@ -11,7 +11,7 @@ this script makes it). Printed, per game, the best of ``--rounds`` alternating r
 * ``loop``: the benchmark's batch-1 loop (legal actions, a random one, ``step``, then the observation of
   the seat to act).
 
-    python benchmarks/packed_state.py [--rounds 15]
+    .venv/bin/python research/packed_state.py [--rounds 15]
 """
 
 from __future__ import annotations

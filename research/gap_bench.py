@@ -1,8 +1,8 @@
 """Speed of the compiled gap-game core: random legal play, the KA benchmark's "core" rows for this game.
 
-    python -m keine_ahnung_env.games.gap.bench                 # 2-5 players, batches 1, 64, 1024, 4096
-    python -m keine_ahnung_env.games.gap.bench --players 4 --batches 4096 --seconds 2
-    python -m keine_ahnung_env.games.gap.bench --profile --players 4 --batches 4096   # ns per decision, 1 thread
+    .venv/bin/python research/gap_bench.py                 # 2-5 players, batches 1, 64, 1024, 4096
+    .venv/bin/python research/gap_bench.py --players 4 --batches 4096 --seconds 2
+    .venv/bin/python research/gap_bench.py --profile --players 4 --batches 4096   # ns per decision, 1 thread
 
 As ``keine_ahnung_env.benchmark``'s core section: actions drawn in batch with ``sample_masked``,
 finished games dealt again at once; *end-to-end* decisions/s (sampler included), *engine* decisions/s
@@ -21,7 +21,7 @@ taking turns repeat by repeat, so that the load of other jobs falls on all of th
 in the same position (every state array; the draw piles where they hold cards). Prints the best,
 lower-quartile and median time of each::
 
-    python -m keine_ahnung_env.games.gap.bench --compare old=/tmp/old.py new=keine_ahnung_env/games/gap/kernels.py
+    .venv/bin/python research/gap_bench.py --compare old=/tmp/old.py new=keine_ahnung_env/games/gap/kernels.py
 """
 
 from __future__ import annotations
@@ -34,11 +34,15 @@ import time
 
 import numpy as np
 
-from ...sampling import sample_masked
-from ...rng import GameRandom
-from .config import Rules
-from .core import GapCore
-from .reference import GapReference
+from keine_ahnung_env.games.gap.config import Rules
+from keine_ahnung_env.games.gap.core import GapCore
+from keine_ahnung_env.games.gap.reference import GapReference
+from keine_ahnung_env.rng import GameRandom
+from keine_ahnung_env.sampling import sample_masked
+
+GAP = "keine_ahnung_env.games.gap"
+"""The game's package: another tree's ``kernels.py`` is loaded as a module of it (its relative imports
+resolve there)."""
 
 
 def measure_core(num_players: int, batch: int, seconds: float = 1.0, repeats: int = 3, seed: int = 0,
@@ -84,7 +88,7 @@ def _redeal(core) -> None:
 def _record(core, rng, warmup: int, steps: int) -> tuple[dict, list]:
     """Random legal play: ``warmup`` steps (the games desynchronised), then ``steps`` recorded ones, finished
     games re-dealt at once. Returns the state arrays before the recorded steps and their actions."""
-    from . import kernels as K
+    from keine_ahnung_env.games.gap import kernels as K
 
     for _ in range(warmup):
         core.step(sample_masked(rng, core.legal_mask))
@@ -103,7 +107,7 @@ def profile_step(num_players: int, batch: int, steps: int = 100, repeats: int = 
     replays of ``steps`` recorded random steps from the same start)."""
     import numba
 
-    from . import kernels as K
+    from keine_ahnung_env.games.gap import kernels as K
 
     threads = numba.get_num_threads()
     numba.set_num_threads(1)
@@ -141,7 +145,7 @@ def profile_step(num_players: int, batch: int, steps: int = 100, repeats: int = 
 def compare_kernels(files: dict, num_players: int = 4, batch: int = 4096, steps: int = 40, repeats: int = 60,
                     seed: int = 0) -> dict:
     """Thread CPU ns per decision of each kernels file in ``files`` (name -> path), as ``--compare``
-    describes: ``{name: sorted times of the repeats}``. A file is loaded as a module of this package
+    describes: ``{name: sorted times of the repeats}``. A file is loaded as a module of the game's package
     (its relative imports resolve here); its ``Consts`` may name fields the current core no longer
     makes (an older version's ``fit_table``): those are taken from ``extra_consts`` below."""
     import hashlib
@@ -151,12 +155,12 @@ def compare_kernels(files: dict, num_players: int = 4, batch: int = 4096, steps:
 
     import numba
 
-    from . import kernels as K
-    from .core import GAP_TABLE, MATCH_TABLE
-    from .deck import NUM_CARDS
-    from ...engine import _entry_point
+    from keine_ahnung_env.games.gap import kernels as K
+    from keine_ahnung_env.engine import _entry_point
+    from keine_ahnung_env.games.gap.core import GAP_TABLE, MATCH_TABLE
+    from keine_ahnung_env.games.gap.deck import NUM_CARDS
 
-    # Constants older versions of the kernels read (the wave-5 fit table: bits left 1, right 2, gap 4).
+    # Constants older versions of the kernels read (an earlier fit table: bits left 1, right 2, gap 4).
     extra_consts = {"fit_table": np.ascontiguousarray(
         (GAP_TABLE | MATCH_TABLE[:, None, :]) * np.uint8(1) | (GAP_TABLE | MATCH_TABLE[None, :, :]) * np.uint8(2)
         | GAP_TABLE * np.uint8(4), dtype=np.uint8)}
@@ -178,7 +182,7 @@ def compare_kernels(files: dict, num_players: int = 4, batch: int = 4096, steps:
                 # One module name per file, so that Numba's on-disk cache of its kernels (which records
                 # the module of their argument types) loads again in the next run.
                 tag = hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:12]
-                spec = importlib.util.spec_from_file_location(f"{__package__}._compared_{tag}", path)
+                spec = importlib.util.spec_from_file_location(f"{GAP}._compared_{tag}", path)
                 module = importlib.util.module_from_spec(spec)
                 sys.modules[spec.name] = module
                 spec.loader.exec_module(module)

@@ -1,10 +1,10 @@
 """Checks the exact "Nothing fits anymore!" risk model: against Monte Carlo play-outs of the engine (the
 arithmetic, and the belief's state sampler) and against the outcomes of real calls (calibration).
 
-    python benchmarks/validate_risk.py                 # 1,000 states x 4,000 play-outs (a few minutes)
-    python benchmarks/validate_risk.py --states 200 --playouts 1000
-    python benchmarks/validate_risk.py --real          # calibration in real play, 2-5 players, both memories
-    python benchmarks/validate_risk.py --real --games 1500 --players 4 --memories perfect --one-pool-table
+    .venv/bin/python research/validate_risk.py                 # 1,000 states x 4,000 play-outs (a few minutes)
+    .venv/bin/python research/validate_risk.py --states 200 --playouts 1000
+    .venv/bin/python research/validate_risk.py --real          # calibration in real play, 2-5 players, both memories
+    .venv/bin/python research/validate_risk.py --real --games 1500 --players 4 --memories perfect --one-pool-table
 
 **Monte Carlo (default).** States come from games played by a uniformly random agent and by ``greedy``
 (which knows more of its cards), over 2-5 players and both memory modes, at moments where the seat to
@@ -32,15 +32,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import numpy as np
+
+# research/ is not installed: its modules import each other from the repository root.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def validate(states: int = 1000, playouts: int = 4000, seed: int = 0, verbose: bool = True) -> dict:
     """Runs the check and returns its figures (see the module docstring)."""
-    from keine_ahnung_env.games.keine_ahnung import risk
+    from research.risk_engine_check import engine_check
 
-    check = risk.engine_check(states, playouts, seed=seed, sampler=True)
+    check = engine_check(states, playouts, seed=seed, sampler=True)
     exact, hits = check["exact"], check["hits"]
     sampled = np.array(check["sampled"])
     by_variant = [f"{P}p/{memory}/{policy}" for P, memory, policy in check["variants"]]
@@ -85,7 +89,7 @@ def real_play(players=(2, 3, 4, 5), memories=("perfect", "none"), games: int = 4
     """The calibration tables of real play (see the module docstring); one dict per variant."""
     import time
 
-    from keine_ahnung_env.games.keine_ahnung import calibration
+    from research import calibration
 
     out = []
     for P in players:

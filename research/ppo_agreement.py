@@ -5,7 +5,7 @@ at once for ``--steps`` decisions (finished games are dealt anew); at every deci
 legal move each learned agent is asked too, and its move counts as agreeing when the teacher's advice
 feature set marks it (the teacher's move, or any of the alike unknown cards when it reveals one).
 
-    .venv/bin/python benchmarks/ppo_agreement.py [--games 256] [--steps 400] [--seed 777]
+    .venv/bin/python research/ppo_agreement.py [--games 256] [--steps 400] [--seed 777]
 
 Figures (docs/skill_ceiling.md, "A stronger teacher"): the wave-8 ``ppo_4p`` plays one of
 ``counter_tuned``'s moves at 0.9991 of 102,400 decisions; ``ppo_4p_v1`` one of ``counter``'s at 0.9560.

@@ -2,8 +2,8 @@
 alternately in each tree (a fresh interpreter per run), best of ``--repeats`` runs each, so that load
 from other jobs hits both sides alike.
 
-    git archive OLD_COMMIT | tar -x -C /tmp/before && cp benchmarks/instructions.py /tmp/before/benchmarks/
-    python benchmarks/ab_trees.py --before /tmp/before --after .          # optionally: workload names
+    git archive OLD_COMMIT | tar -x -C /tmp/before && mkdir -p /tmp/before/research && cp research/instructions.py /tmp/before/research/
+    .venv/bin/python research/ab_trees.py --before /tmp/before --after .          # optionally: workload names
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ WORKLOADS = [
 
 
 def rate(tree: str, workload: str, args: str) -> int:
-    cmd = [sys.executable, "benchmarks/instructions.py", workload, *args.split(), "--warmup", "20"]
+    cmd = [sys.executable, "research/instructions.py", workload, *args.split(), "--warmup", "20"]
     out = subprocess.run(cmd, cwd=tree, env=dict(os.environ, PYTHONPATH=os.path.abspath(tree)),
                          capture_output=True, text=True).stdout
     m = re.search(r"([\d,]+) decisions/s", out)

@@ -1,16 +1,19 @@
 """A/B of two versions of a game's step kernel (its ``kernels.py``) in one process, on one thread.
 
-The shared part of each game's ``kernel_ab`` module (``games/keine_ahnung/kernel_ab.py``,
-``games/dnp/kernel_ab.py``): both files (another tree's ``kernels.py`` of that game; ``--after``
-defaults to this tree's) are copied and loaded as sibling modules of the game's package
+    .venv/bin/python research/kernel_ab.py --before /tmp/old/kernels.py
+    .venv/bin/python research/kernel_ab.py --game dnp_v0 --before OLD --after NEW --batch 512 --rounds 16
+
+``--game``: keine_ahnung_v0 (default) or dnp_v0. Both files (another tree's ``kernels.py`` of that game;
+``--after`` defaults to this tree's) are copied and loaded as sibling modules of the game's package
 (:func:`load_copy`), so both compile the same way. One trajectory of random play is recorded (4
-players, ``--steps`` steps of ``--batch`` games after a warm-up of ``warmup`` steps, so the games are
-desynchronised as in the benchmark), then replayed by each version in turn, alternating, through the
-compiled entry points: ``step_range`` over the batch and ``deal_range`` for the games that ended, the
-engine loop of ``keine_ahnung_env.benchmark``'s engine figure without its Python side and threads.
-Printed: the thread CPU time per decision (less moved by other jobs than wall time on a shared
+players, ``--steps`` steps of ``--batch`` games after a warm-up of 500 steps, about one game, so the
+games are desynchronised as in the benchmark), then replayed by each version in turn, alternating,
+through the compiled entry points: ``step_range`` over the batch and ``deal_range`` for the games that
+ended, the engine loop of ``keine_ahnung_env.benchmark``'s engine figure without its Python side and
+threads. Printed: the thread CPU time per decision (less moved by other jobs than wall time on a shared
 machine; median and best of the rounds) and whether every replay reproduced the recorded final state
-exactly (the same rules and the same random draws).
+exactly (the same rules and the same random draws): the proof that a speed change left every rule and
+random draw as it was.
 """
 
 from __future__ import annotations
@@ -44,16 +47,16 @@ def load_copy(package: str, name: str, path: str, folder: str, append: str = "")
     return module
 
 
-def run(package: str, make_core: Callable, state_fields: Sequence[str], before: str, after: str,
-        batch: int = 4096, steps: int = 40, rounds: int = 12, seed: int = 0, warmup: int = 500) -> dict:
+def measure(package: str, make_core: Callable, state_fields: Sequence[str], before: str, after: str,
+            batch: int = 4096, steps: int = 40, rounds: int = 12, seed: int = 0, warmup: int = 500) -> dict:
     """The A/B: ``make_core(batch, seed)`` builds the game's core (4 players), ``state_fields`` names every
     state array (the final state compared after each replay). Returns the medians and bests (ns per
     decision), ``before_identical`` / ``after_identical``: every replay of that version reproduced the
     recorded final state (recorded with this tree's core), and ``identical``: both did."""
     import numba
 
-    from .engine import _entry_point
-    from .sampling import sample_masked
+    from keine_ahnung_env.engine import _entry_point
+    from keine_ahnung_env.sampling import sample_masked
 
     numba.set_num_threads(1)
     folder = tempfile.mkdtemp(prefix="kernel_ab_")
@@ -117,48 +120,62 @@ def run(package: str, make_core: Callable, state_fields: Sequence[str], before: 
     return out
 
 
-def main(argv, *, description: str, package: str, default_after: str, make_core: Callable,
-         state_fields: Sequence[str]) -> None:
-    """The command line of a game's ``kernel_ab`` (``--before``, ``--after``, ``--batch``, ``--steps``,
-    ``--rounds``): runs :func:`run` and prints its figures."""
-    parser = argparse.ArgumentParser(description=description)
+def _keine_ahnung_core(batch: int, seed: int):
+    from keine_ahnung_env.games.keine_ahnung.config import Rules
+    from keine_ahnung_env.games.keine_ahnung.core import KeineAhnungCore
+    return KeineAhnungCore(batch, Rules.make(4), seed=seed)
+
+
+def _dnp_core(batch: int, seed: int):
+    from keine_ahnung_env.games.dnp.config import Rules
+    from keine_ahnung_env.games.dnp.core import DnpCore
+    return DnpCore(batch, Rules.make(4), seed=seed)
+
+
+GAMES = {"keine_ahnung_v0": ("keine_ahnung_env.games.keine_ahnung", _keine_ahnung_core),
+         "dnp_v0": ("keine_ahnung_env.games.dnp", _dnp_core)}
+"""The games whose kernels this A/B replays: their package and the maker of their 4-player core."""
+
+
+def kernels_file(game: str) -> str:
+    """This tree's ``kernels.py`` of ``game``."""
+    return importlib.import_module(GAMES[game][0] + ".kernels").__file__
+
+
+def run(before: str, after: str, game: str = "keine_ahnung_v0", batch: int = 4096, steps: int = 40,
+        rounds: int = 12, seed: int = 0) -> dict:
+    """:func:`measure` for one of :data:`GAMES` (its ``STATE_FIELDS`` compared, a warm-up of 500 steps)."""
+    package, make_core = GAMES[game]
+    fields = importlib.import_module(package + ".kernels").STATE_FIELDS
+    return measure(package, make_core, fields, before, after, batch, steps, rounds, seed, warmup=500)
+
+
+def main(argv=None) -> dict:
+    """The command line (module docstring): runs :func:`run` and prints its figures."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--game", default="keine_ahnung_v0", choices=sorted(GAMES))
     parser.add_argument("--before", required=True, help="the kernels.py to compare against")
-    parser.add_argument("--after", default=default_after)
+    parser.add_argument("--after", default=None, help="default: this tree's kernels.py of the game")
     parser.add_argument("--batch", type=int, default=4096)
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--rounds", type=int, default=12)
     args = parser.parse_args(argv)
+    args.after = args.after or kernels_file(args.game)
     for name in ("before", "after"):
         if not os.path.isfile(getattr(args, name)):
             parser.error(f"--{name} {getattr(args, name)!r} is not a file")
     if args.batch < 1 or args.steps < 1 or args.rounds < 1:
         parser.error("--batch, --steps and --rounds must be positive")
-    r = run(package, make_core, state_fields, args.before, args.after, args.batch, args.steps, args.rounds)
-    print(f"batch {r['batch']}, {r['steps']} steps, {r['rounds']} rounds each, one thread, CPU ns per decision "
-          f"(step_range + deal_range):")
+    r = run(args.before, args.after, args.game, args.batch, args.steps, args.rounds)
+    print(f"{args.game}: batch {r['batch']}, {r['steps']} steps, {r['rounds']} rounds each, one thread, CPU ns per "
+          f"decision (step_range + deal_range):")
     print(f"  before: median {r['before_median_ns']:.1f}, best {r['before_best_ns']:.1f}")
     print(f"  after:  median {r['after_median_ns']:.1f}, best {r['after_best_ns']:.1f}   "
           f"after / before: {r['after_median_ns'] / r['before_median_ns']:.3f} (medians)")
     print(f"  every replay reproduced the recorded final state: {r['identical']}"
           + ("" if r["identical"] else f" (before: {r['before_identical']}, after: {r['after_identical']})"))
+    return r
 
 
-def game_entry_points(package: str, make_core: Callable, description: str):
-    """``(run, main)`` of a game's ``kernel_ab`` module: ``run(before, after, batch=4096, steps=40,
-    rounds=12, seed=0)`` (:func:`run` with the game's ``STATE_FIELDS`` and a warm-up of 500 steps) and
-    ``main(argv=None)`` (its command line, ``--after`` defaulting to the game's own ``kernels.py``).
-    ``package`` is the game's package, ``make_core(batch, seed)`` builds its 4-player core."""
-
-    def state_fields() -> Sequence[str]:
-        return importlib.import_module(package + ".kernels").STATE_FIELDS
-
-    def run_game(before: str, after: str, batch: int = 4096, steps: int = 40, rounds: int = 12,
-                 seed: int = 0) -> dict:
-        return run(package, make_core, state_fields(), before, after, batch, steps, rounds, seed, warmup=500)
-
-    def main_game(argv=None) -> None:
-        folder = os.path.dirname(importlib.import_module(package).__file__)
-        main(argv, description=description, package=package, default_after=os.path.join(folder, "kernels.py"),
-             make_core=make_core, state_fields=state_fields())
-
-    return run_game, main_game
+if __name__ == "__main__":
+    main()

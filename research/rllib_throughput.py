@@ -10,7 +10,7 @@ runners up with one sample each, then measures:
 
 K = 0 samples in the driver process itself. Run it in the ``[rllib]`` environment::
 
-    .venv-rllib/bin/python benchmarks/rllib_throughput.py --env keine_ahnung_v0 --players 4 --runners 1,2
+    .venv-rllib/bin/python research/rllib_throughput.py --env keine_ahnung_v0 --players 4 --runners 1,2
 
 Ray needs one CPU per runner besides the driver's: ``--num-cpus`` (default: runners + 1).
 """

@@ -11,7 +11,7 @@ of judging the departures alone: a fraction of a point is resolved in a few hund
 tournament needs tens of thousands. It is a model of the gain (the belief's states, the judge's
 roll-outs); the tournament on fresh seeds is what really happens.
 
-    .venv/bin/python benchmarks/search_departures.py --agent ismcts_4p --games 200 --seed 87022
+    .venv/bin/python research/search_departures.py --agent ismcts_4p --games 200 --seed 87022
 
 prints the departures, their kinds (chosen < default, by action name) and the judged gain per game in
 win-share points with its standard error.

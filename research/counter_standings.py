@@ -6,7 +6,7 @@ opponent's prize points plus 4 per trophy won (opponents' trophy values are secr
 value). It runs counter's NumPy reference (``compiled=False``: about 3,000 four-player games a minute
 on the shared machine), each group of rows with its own threshold. Seat it by its import path:
 
-    PYTHONPATH=benchmarks .venv/bin/python -m training.evaluate --env keine_ahnung_v0 --players 4 \\
+    PYTHONPATH=research .venv/bin/python -m training.evaluate --env keine_ahnung_v0 --players 4 \\
         --agents py:counter_standings:StandingsCounter:behind=0.45:ahead=0.6,counter,counter,counter \\
         --games 20000 --seed 50013
 

@@ -5,8 +5,8 @@ Both run N learner-vs-random games (the learner plays uniformly random legal mov
 decisions per second (N * vector steps / seconds). The batched env steps all N games in one engine
 call per round of play; ``DummyVecEnv`` loops over N single-game ``solo_env``s in Python.
 
-    .venv/bin/python benchmarks/bench_sb3_vec_env.py                 # N=256, 4 players
-    .venv/bin/python benchmarks/bench_sb3_vec_env.py --num-players 2 --vec-steps 400
+    .venv/bin/python research/bench_sb3_vec_env.py                 # N=256, 4 players
+    .venv/bin/python research/bench_sb3_vec_env.py --num-players 2 --vec-steps 400
 
 NumPy's BLAS threads matter for the batched core (its observation encoding does a small matrix
 product per call): on a busy 2-core machine ``OPENBLAS_NUM_THREADS=1`` was several times faster.

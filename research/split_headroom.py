@@ -10,7 +10,7 @@ others). Half the states choose the move with the best mean gain over ``counter_
 The mean is an unbiased estimate of what a one-step search with ``playouts / 2`` states per move and no
 margin adds per decision: selection noise included, so a negative figure means such a search loses.
 
-    .venv/bin/python benchmarks/split_headroom.py --kind place --games 5000 --playouts 32 --sample 0.15 --seed 85951
+    .venv/bin/python research/split_headroom.py --kind place --games 5000 --playouts 32 --sample 0.15 --seed 85951
 """
 
 from __future__ import annotations

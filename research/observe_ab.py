@@ -1,9 +1,9 @@
 """A/B of two versions of the Keine Ahnung observation encoder in one process, on one thread.
 
     git archive OLD_COMMIT | tar -x -C /tmp/before
-    python benchmarks/observe_ab.py --before /tmp/before/keine_ahnung_env/games/keine_ahnung/kernels.py
+    .venv/bin/python research/observe_ab.py --before /tmp/before/keine_ahnung_env/games/keine_ahnung/kernels.py
 
-The other version's ``kernels.py`` is loaded beside this tree's (``kernel_ab.load_copy``, as for the step's A/B).
+The other version's ``kernels.py`` is loaded beside this tree's (``research/kernel_ab.py``'s ``load_copy``, as for the step's A/B).
 First both encode the same states (2, 4 and 5 players, both memory modes, every seat, every 20th of 400
 steps of random play at ``--batch`` games) into arrays filled with different garbage, and the rows are
 compared: every row must come out the same (the same observation, every entry written). Then
@@ -26,14 +26,17 @@ import time
 import numba
 import numpy as np
 
-# This tree's package, not an installed one: run as a script, Python puts benchmarks/ first on the path,
-# and the "after" version and the constants both versions get would otherwise come from elsewhere.
+# This tree's package, not an installed one: run as a script, Python puts research/ first on the path,
+# and the "after" version and the constants both versions get would otherwise come from elsewhere
+# (the repository root also makes the research package importable).
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from keine_ahnung_env.benchmark import sample_masked  # noqa: E402
+from keine_ahnung_env.sampling import sample_masked  # noqa: E402
 from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, Rules  # noqa: E402
 from keine_ahnung_env.games.keine_ahnung import kernels as THIS  # noqa: E402
-from keine_ahnung_env.games.keine_ahnung.kernel_ab import load_copy  # noqa: E402
+from research.kernel_ab import load_copy  # noqa: E402
+
+PACKAGE = "keine_ahnung_env.games.keine_ahnung"
 
 _LOOP = """
 
@@ -71,8 +74,8 @@ def main(argv=None) -> None:
         parser.error("--batch and --rounds must be positive")
     numba.set_num_threads(1)
     folder = tempfile.mkdtemp(prefix="ka_observe_ab_")
-    versions = {"before": load_copy("_observe_before", args.before, folder, append=_LOOP),
-                "after": load_copy("_observe_after", args.after, folder, append=_LOOP)}
+    versions = {"before": load_copy(PACKAGE, "_observe_before", args.before, folder, append=_LOOP),
+                "after": load_copy(PACKAGE, "_observe_after", args.after, folder, append=_LOOP)}
     B, games = args.batch, np.arange(args.batch)
     differing = 0
     for memory in ("perfect", "none"):

@@ -7,8 +7,8 @@ the heuristic and the network take the recipe's move and the mean label, then th
 departures in each direction (a label is the paired roll-out difference: the recipe's move minus the
 heuristic's other move, so its mean over departures is an unbiased estimate of what they add).
 
-    .venv/bin/python benchmarks/advantage_choices.py --data runs/advantage_4p/data.npz --model runs/advantage_4p/model.npz
-    .venv/bin/python benchmarks/advantage_choices.py --data runs/advantage_4p_reserve/data.npz --model runs/advantage_4p_reserve/model.npz
+    .venv/bin/python research/advantage_choices.py --data runs/advantage_4p/data.npz --model runs/advantage_4p/model.npz
+    .venv/bin/python research/advantage_choices.py --data runs/advantage_4p_reserve/data.npz --model runs/advantage_4p_reserve/model.npz
 """
 
 from __future__ import annotations

@@ -1,29 +1,26 @@
 """The README's main job's PPO phase, timed: learner decisions/s and where the wall time goes.
 
 Runs ``python -m training.train --env keine_ahnung_v0 --players 4`` (the game's recipe: advice
-features, 256 games x 64 steps, batches of 4096, 4 epochs, net 64,64 since wave 9 (256,256 before),
-an evaluation every 10 updates) for ``--updates`` PPO updates, without the warm start (it does not
-change the PPO phase's cost) and with a one-game final tournament (outside the timed phase).
-``--net-archs`` times other networks beside it. Each run is a fresh process
-(the OpenMP runtimes read their settings when they load); the variants alternate, so that all see
-the same moments of a shared machine:
+features, 256 games x 64 steps, batches of 4096, 4 epochs, an evaluation every 10 updates) for
+``--updates`` PPO updates, without the warm start (it does not change the PPO phase's cost) and with
+a one-game final tournament (outside the timed phase). ``--net-archs`` times other networks beside
+it. Each run is a fresh process (the OpenMP runtimes read their settings when they load); the
+variants alternate, so that all see the same moments of a shared machine:
 
-* ``sb3``: sb3-contrib's own ``MaskablePPO``, OpenMP threads spinning (libgomp's default): the
-  trainer before wave 8;
-* ``lean``: ``training.lean_ppo.LeanMaskablePPO`` (the same numbers, less overhead), still spinning;
-* ``lean:passive``: the same with ``OMP_WAIT_POLICY=PASSIVE``: what ``python -m training.train``
-  runs now (``training.train.passive_openmp``); ``sb3:passive`` likewise.
+* ``passive``: ``OMP_WAIT_POLICY=PASSIVE``, what ``python -m training.train`` runs
+  (``training.train.passive_openmp``);
+* ``spinning``: OpenMP threads spinning after each parallel region (libgomp's default).
 
-Each run prints decisions/s (the trainer's own figure: learner decisions over the PPO phase's wall
-time, evaluations included) and the split: the environment (games, opponents, features; the
-trainer's ``timed_vec_env``), the rollout's network work (``collect_rollouts`` less the environment
-and the evaluations), the PPO updates (``train``), the periodic evaluations and checkpoints, and the
-rest (SB3's ``learn`` loop, logs). Then the medians and ranges per variant.
+Both train sb3-contrib's ``MaskablePPO``. Each run prints decisions/s (the trainer's own figure:
+learner decisions over the PPO phase's wall time, evaluations included) and the split: the
+environment (games, opponents, features; the trainer's ``timed_vec_env``), the rollout's network
+work (``collect_rollouts`` less the environment and the evaluations), the PPO updates (``train``), the
+periodic evaluations and checkpoints, and the rest (SB3's ``learn`` loop, logs). Then the medians and
+ranges per variant.
 
-    python benchmarks/ppo_speed.py                      # 20 updates, sb3 and lean:passive, 3 repeats each
-    python benchmarks/ppo_speed.py --updates 10 --repeats 1 --variants lean,lean:passive --torch-threads 1
-    python benchmarks/ppo_speed.py --same-weights --updates 3   # sb3 and lean:passive: the same weights?
-    python benchmarks/ppo_speed.py --updates 8 --repeats 2 --variants lean:passive --net-archs 256,256 128,128 64,64
+    .venv/bin/python research/ppo_speed.py                      # 20 updates, spinning and passive, 3 repeats each
+    .venv/bin/python research/ppo_speed.py --updates 10 --repeats 1 --variants passive --torch-threads 1
+    .venv/bin/python research/ppo_speed.py --updates 8 --repeats 2 --variants passive --net-archs 256,256 128,128 64,64
 """
 
 from __future__ import annotations
@@ -45,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 ROLLOUT = 256 * 64
 """Learner decisions per PPO update in the recipe (256 games x 64 steps)."""
 
-VARIANTS = ("sb3", "lean", "sb3:passive", "lean:passive")
+VARIANTS = ("spinning", "passive")
 
 
 def timed_class(base):
@@ -77,22 +74,19 @@ def run_once(variant: str, updates: int, torch_threads: int, seed: int, keep: st
     (a fresh one: ``run`` starts it); its figures. With ``keep`` (a folder) the run keeps the recipe's
     warm start (60 games instead of 1,000), evaluates every 2 updates and leaves its checkpoint there.
     ``net_arch`` (e.g. ``"256,256"``) replaces the recipe's network; empty: the recipe's."""
-    if variant.endswith(":passive"):
+    if variant == "passive":
         os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     else:
         os.environ.pop("OMP_WAIT_POLICY", None)
-    from sb3_contrib import MaskablePPO
+    import sb3_contrib
 
-    import training.lean_ppo as lean_ppo
     from training import train as train_module
 
-    if not variant.endswith(":passive"):
-        train_module.passive_openmp = lambda: "(unset)"  # the trainer before wave 8 left libgomp's default
-    original = lean_ppo.LeanMaskablePPO
-    model_class = timed_class(MaskablePPO if variant.startswith("sb3") else original)
-    lean_ppo.LeanMaskablePPO = model_class  # what training.train imports when it builds the model
-    if not hasattr(model_class, "phase_seconds"):
-        model_class.phase_seconds = {"rollout_network": 0.0, "update": 0.0}  # read by the trainer's last line
+    if variant != "passive":
+        train_module.passive_openmp = lambda: "(unset)"  # leaves libgomp's default: spinning threads
+    original = sb3_contrib.MaskablePPO
+    model_class = timed_class(original)
+    sb3_contrib.MaskablePPO = model_class  # what training.train imports when it builds the model
     try:
         # The trainer's own printout (its tournament tables) is left out; its figures come back in the summary.
         warm = ["--imitation-games", "60", "--eval-every", "2", "--eval-games", "20"] if keep else ["--imitate", ""]
@@ -104,7 +98,7 @@ def run_once(variant: str, updates: int, torch_threads: int, seed: int, keep: st
                 "--final-opponents", "random", "--final-league", "", "--no-progress", "--out-dir", keep or scratch,
                 "--torch-threads", str(torch_threads), *(["--net-arch", net_arch] if net_arch else [])])
     finally:
-        lean_ppo.LeanMaskablePPO = original
+        sb3_contrib.MaskablePPO = original
     wall = summary["train_seconds"]
     env, evals = summary["env_seconds"], summary["eval_seconds"]
     collect, update = model_class.totals["collect"], model_class.totals["train"]
@@ -124,45 +118,15 @@ def run(variant: str, updates: int, torch_threads: int, seed: int, keep: str = "
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def same_weights(updates: int, torch_threads: int, seed: int) -> bool:
-    """The recipe's warm start, ``updates`` PPO updates and their evaluations, once with sb3-contrib's
-    MaskablePPO and once as the trainer runs now: prints whether every weight and optimizer moment of
-    the two checkpoints is equal, bit for bit (tensors read with ``weights_only``)."""
-    import zipfile
-
-    import torch
-
-    tensors = {}
-    with tempfile.TemporaryDirectory() as folder:
-        for variant in ("sb3", "lean:passive"):
-            checkpoint = run(variant, updates, torch_threads, seed, keep=str(Path(folder) / variant))["checkpoint"]
-            with zipfile.ZipFile(checkpoint) as archive:
-                tensors[variant] = {name: torch.load(archive.open(name), weights_only=True)
-                                    for name in ("policy.pth", "policy.optimizer.pth")}
-    plain, lean = tensors["sb3"], tensors["lean:passive"]
-    weights = plain["policy.pth"].keys() == lean["policy.pth"].keys() and all(
-        torch.equal(plain["policy.pth"][k], lean["policy.pth"][k]) for k in plain["policy.pth"])
-    moments = [(index, key) for index, state in plain["policy.optimizer.pth"]["state"].items() for key in state]
-    plain_moments, lean_moments = plain["policy.optimizer.pth"]["state"], lean["policy.optimizer.pth"]["state"]
-    optimizer = all(torch.equal(plain_moments[i][k], lean_moments[i][k]) for i, k in moments)
-    print(f"warm start + {updates} PPO updates: weights {'identical' if weights else 'DIFFER'}, optimizer state "
-          f"{'identical' if optimizer else 'DIFFERS'} ({len(plain['policy.pth'])} weight tensors, "
-          f"{len(moments)} moments)")
-    return weights and optimizer
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--updates", type=int, default=20, help="PPO updates per run (16,384 decisions each)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per variant, alternating")
-    parser.add_argument("--variants", default="sb3,lean:passive",
+    parser.add_argument("--variants", default="spinning,passive",
                         help=f"comma-separated: {', '.join(VARIANTS)}")
     parser.add_argument("--torch-threads", type=int, default=2,
                         help="torch CPU threads (the trainer's default: 2)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--same-weights", action="store_true",
-                        help="instead of timing: check that sb3 and lean:passive train the same weights "
-                             "(warm start included)")
     parser.add_argument("--net-archs", nargs="+", default=[""], metavar="SIZES",
                         help="networks to time, each as --net-arch takes it (e.g. 256,256 128,128); every "
                              "variant runs with each; default: the recipe's")
@@ -173,8 +137,6 @@ def main(argv: list[str] | None = None) -> None:
     if args.child:
         print(json.dumps(run_once(args.child, args.updates, args.torch_threads, args.seed, args.keep, args.net_arch)))
         return
-    if args.same_weights:
-        sys.exit(0 if same_weights(args.updates, args.torch_threads, args.seed) else 1)
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     if not variants or any(v not in VARIANTS for v in variants):
         parser.error(f"--variants {args.variants!r}; allowed: {', '.join(VARIANTS)} (comma-separated)")

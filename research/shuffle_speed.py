@@ -3,7 +3,7 @@
 the best of ``--rounds`` rounds, nanoseconds per shuffle of ``--cards`` cards. Both give the same
 permutations (``tests/test_rng.py``).
 
-    python benchmarks/shuffle_speed.py [--cards 108] [--rounds 15]
+    .venv/bin/python research/shuffle_speed.py [--cards 108] [--rounds 15]
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Learner steps/s of ``sb3_vec_env`` against an opponent pool (default: the training recipe's).
 
-    python benchmarks/sb3_pool_speed.py                                  # counter,counter,greedy,risk_caller:0.5
-    python benchmarks/sb3_pool_speed.py --pool counter:compiled=false,counter:compiled=false,greedy:compiled=false,risk_caller:0.5:compiled=false
-    python benchmarks/sb3_pool_speed.py --features advice               # the main job's policy inputs too
+    .venv/bin/python research/sb3_pool_speed.py                                  # counter,counter,greedy,risk_caller:0.5
+    .venv/bin/python research/sb3_pool_speed.py --pool counter:compiled=false,counter:compiled=false,greedy:compiled=false,risk_caller:0.5:compiled=false
+    .venv/bin/python research/sb3_pool_speed.py --features advice               # the main job's policy inputs too
 
 Every new episode of every game draws its ``players - 1`` opponents from the pool (as
 ``training.train``'s ``OpponentPool`` does); the learner plays uniformly random legal actions, so the

@@ -2,7 +2,7 @@
 (and 256) states and per ``event_probabilities``, on observations met in random play, for every game
 that offers beliefs and every table size.
 
-    .venv/bin/python benchmarks/belief_speed.py [--games gap_v0,dnp_v0] [--positions 40]
+    .venv/bin/python research/belief_speed.py [--games gap_v0,dnp_v0] [--positions 40]
 
 Each figure is the median over ``--positions`` observations (random legal play, seat to act), each
 timed once after one warm-up call. Figures depend on the machine and its load.

@@ -1,7 +1,7 @@
 """Why the risk model is off with ``memory="none"`` at 2 players: oracle pools that know more than the seat.
 
-    python benchmarks/memory_none_oracle.py                 # 2 players, 1,200 games (a few minutes)
-    python benchmarks/memory_none_oracle.py --players 3 --games 600
+    .venv/bin/python research/memory_none_oracle.py                 # 2 players, 1,200 games (a few minutes)
+    .venv/bin/python research/memory_none_oracle.py --players 3 --games 600
 
 With ``memory="none"`` a seat sees only the table, and the risk model (and ``belief.py``) draws every card
 that is not face up uniformly from one pool: the draw pile, every face-down card and the discards below
@@ -16,8 +16,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import numpy as np
+
+# research/ is not installed: its modules import each other from the repository root.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,7 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 2 <= args.players <= 5 or args.games < 1:
         parser.error("--players must be 2-5 and --games at least 1")
-    from keine_ahnung_env.games.keine_ahnung import calibration, risk
+    from keine_ahnung_env.games.keine_ahnung import risk
+    from research import calibration
     from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL
     from keine_ahnung_env.games.keine_ahnung.agents import CounterAgent
     from keine_ahnung_env.games.keine_ahnung.config import Rules

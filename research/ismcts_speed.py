@@ -6,7 +6,7 @@ and prints the agent's decisions per second (every decision it takes, searched o
 ones per second, the seconds per game and the win share with its 95% interval (a speed run, too few
 games to measure strength: see ``python -m training.evaluate`` in docs/skill_ceiling.md for that).
 
-    .venv/bin/python benchmarks/ismcts_speed.py --players 4 --games 64 --agent ismcts:playouts=8:when=CALL --seed 5
+    .venv/bin/python research/ismcts_speed.py --players 4 --games 64 --agent ismcts:playouts=8:when=CALL --seed 5
 """
 
 from __future__ import annotations

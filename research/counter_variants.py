@@ -5,7 +5,7 @@ three default ``counter`` s (common deals); its win share and 95% Wilson interva
 variant that beat the fair 25% clearly would show a weakness of the default that a learner could
 exploit as well.
 
-    .venv/bin/python benchmarks/counter_variants.py [--games 4000] [--seed 200] [NAME ...]
+    .venv/bin/python research/counter_variants.py [--games 4000] [--seed 200] [NAME ...]
 """
 
 from __future__ import annotations
