@@ -1,21 +1,27 @@
 """Play a game in the terminal against bots: ``python -m training.play --opponents greedy,greedy,greedy``.
 
-Any registered game (``--env``; Keine Ahnung by default). You see only what your seat may see (the
-game's text view of your observation, ``GameSpec.observation_string``); the legal moves are listed
-with numbers and their names (``GameSpec.action_names``); between your decisions a recap says what the
-other players did (``GameSpec.describe_move`` where the game has one, else the move's name). Type a
-move's number, its name (Keine Ahnung: ``REVEAL_2``, ``CALL``, ``PLACE_RED_5``) or ``q`` to quit.
+Any registered game (``--env``; Keine Ahnung by default). You see only what your seat may see: the
+game's terminal view (``terminal_view`` in its ``render.py``; training/terminal.py) or, where it has
+none, its text view of your observation. Every move has a key that keeps its meaning all game
+(Keine Ahnung: ``r3`` reveals slot 3, ``c`` calls, ``rd5`` places on the red-5 pile); ``?`` explains
+the table, ``u`` shows the long lists, ``q``, Ctrl-C or Ctrl-D leave. Between your decisions a recap
+says what the other players did. Colour where the terminal has it (not with ``NO_COLOR``).
 ``--record DIR`` writes the game as a replay file when it ends (docs/pictures.md); ``python -m
 training.viewer`` plays the same games in a browser, with pictures.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import signal
 import sys
+import threading
 from typing import Any, Callable, TextIO
 
 import numpy as np
+
+from keine_ahnung_env.registry import DEFAULT_GAME
 
 from .cli import (UsageError, check_env, check_int, check_seed, check_variant, make_agent, parse_dataclass, run_command,
                   split_specs, user_errors)
@@ -32,7 +38,7 @@ EXAMPLES = (
 class Args:
     """Play a seat yourself against bot opponents."""
 
-    env: str = "keine_ahnung_v0"
+    env: str = DEFAULT_GAME
     """the game: any registered one (keine_ahnung_v0, ...)"""
     opponents: str = ""
     """comma-separated agent specs of the game, one per opponent seat (e.g. ppo:runs/x/final.zip,greedy,counter;
@@ -82,16 +88,28 @@ def check_args(args: Args) -> tuple:
 
 
 def play(args: Args, read: Callable[[], str] = input, out: TextIO = sys.stdout) -> dict:
-    """Runs one game; ``read`` supplies the human's lines (``input`` by default); returns the result."""
+    """Runs one game; ``read`` supplies the human's lines (``input`` by default); returns the result
+    (``quit``: left before the end by ``q``, end of input or Ctrl-C; ``scores``; ``won``)."""
+    from keine_ahnung_env.replay import Replay, check_record_dir
     from keine_ahnung_env.vector import VectorEnv
 
-    from keine_ahnung_env.replay import Replay, check_record_dir
+    from .terminal import COMMANDS, PlainView, colour_wanted, moves_line, painter, view_for
 
     with user_errors():
         spec, _, bots = check_args(args)
         record_dir = check_record_dir(args.record)
     env = VectorEnv(spec, 1, args.seed, autoreset=False)
+    core = env.core
     played: list[int] = []
+    paint = painter(colour_wanted(out))
+    me = args.seat
+    view = view_for(spec, core, me)
+
+    def label(seat: int) -> str:
+        return "you" if seat == me else f"seat {seat}"
+
+    def say(text: str = "") -> None:
+        print(text, file=out, flush=True)
 
     def record(note: str) -> None:
         if record_dir is None:
@@ -99,67 +117,102 @@ def play(args: Args, read: Callable[[], str] = input, out: TextIO = sys.stdout) 
         names = [bots[s][0] if s in bots else "you" for s in range(spec.num_players)]
         replay = Replay.record(spec, core, 0, args.seed, 0, names, played, note=note)
         path = replay.save(record_dir / replay.file_name())
-        print(f"Replay written to {path}", file=out)
+        say(f"Replay written to {path}")
 
-    core = env.core
-    print(f"{spec.title or spec.name}, {spec.num_players} players. You are seat {args.seat}; "
-          + ", ".join(f"seat {s}: {agent_spec}" for s, (agent_spec, _) in sorted(bots.items())) + ".", file=out)
-    by_name = {name.upper(): a for a, name in enumerate(spec.action_names)}
-    result = env.reset()
-    recap: list[str] = []
-    while not (result.terminated[0] or result.truncated[0]):
-        seat = int(result.current_player[0])
-        if seat != args.seat:
-            agent_spec, bot = bots[seat]
-            action = int(bot.act(result.observation, result.action_mask)[0])
-            seen = describe_move(spec, core, seat, action)
-            result = env.step(np.array([action]))
+    def leave(why: str) -> dict:
+        say(f"\n{why}")
+        record("python -m training.play (left before the end)")
+        return {"quit": True, "scores": core.scores[0].tolist()}
+
+    def step(seat: int, action: int):
+        seen = view.describe(core, seat, action, label)
+        with _interrupt_after():  # the move and its record go together, so a replay never misses one
+            stepped = env.step(np.array([action]))
             played.append(action)
-            recap.append(f"  seat {seat} ({agent_spec}): {seen(core)}")
-            continue
-        if recap:
-            print("\nSince your last move:\n" + "\n".join(recap), file=out)
-            recap = []
-        print("\n" + spec.observation_string(env.observe(args.seat)[0]), file=out)
-        legal = np.flatnonzero(result.action_mask[0]).tolist()
-        print("Your moves: " + "  ".join(f"[{i}] {spec.action_name(a)}" for i, a in enumerate(legal)), file=out)
-        while True:
-            try:
+        return stepped, seen(core)
+
+    def table() -> str:
+        text = spec.observation_string(env.observe(me)[0])
+        return text if isinstance(view, PlainView) else view.table(core, me, label, paint)
+
+    say(paint(f"{spec.title or spec.name}, {spec.num_players} players. ", "title")
+        + f"You are seat {me} ({paint('you', 'you')}); "
+        + ", ".join(f"seat {s}: {agent_spec}" for s, (agent_spec, _) in sorted(bots.items())) + ".")
+    say("Type a move's key and Enter; ? for help, q to quit.")
+    by_key = {key.lower(): a for a, key in view.keys.items()}
+    by_name = {name.lower(): a for a, name in enumerate(spec.action_names)}
+    recap: list[str] = []
+    try:
+        result = env.reset()
+        while not (result.terminated[0] or result.truncated[0]):
+            seat = int(result.current_player[0])
+            if seat != me:
+                agent_spec, bot = bots[seat]
+                action = int(bot.act(result.observation, result.action_mask)[0])
+                result, text = step(seat, action)
+                recap.append(f"  {label(seat)} ({agent_spec}): {text}")
+                continue
+            if recap:
+                say("\nSince your last move:\n" + "\n".join(recap))
+                recap = []
+            legal = np.flatnonzero(result.action_mask[0]).tolist()
+            say("\n" + table())
+            say(paint("Your turn: ", "you") + view.decision(core, me, legal))
+            say("Your moves: " + moves_line(view, legal, paint))
+            while True:
+                print("your move (? for help, q to quit)> ", end="", file=out, flush=True)
                 line = read().strip()
-            except EOFError:
-                print("\nInput ended; leaving the game.", file=out)
-                record("python -m training.play (left before the end)")
-                return {"quit": True, "scores": core.scores[0].tolist()}
-            if line.lower() in ("q", "quit", "exit"):
-                print("You left the game.", file=out)
-                record("python -m training.play (left before the end)")
-                return {"quit": True, "scores": core.scores[0].tolist()}
-            choice = _parse_choice(line, legal, by_name)
-            if choice is not None:
-                break
-            print(f"'{line}' is not one of your moves; type a number 0-{len(legal) - 1} or a move name.", file=out)
-        seen = describe_move(spec, core, args.seat, choice)
-        result = env.step(np.array([choice]))
-        played.append(choice)
-        print(f"You: {seen(core)}", file=out)
+                word = line.lower()
+                if word in ("q", "quit", "exit"):
+                    return leave("You left the game.")
+                if word in ("?", "h", "help"):
+                    say(view.LEGEND + "\n" + COMMANDS)
+                    continue
+                if word == "u":
+                    say(view.details(core, me, spec.observation_string(env.observe(me)[0])))
+                    continue
+                if word == "t":
+                    say(table() + "\nYour moves: " + moves_line(view, legal, paint))
+                    continue
+                choice = by_key.get(word, by_name.get(word))
+                if choice in legal:
+                    break
+                if choice is not None:
+                    say(f"'{line}' is not possible now; your moves: " + moves_line(view, legal, paint))
+                elif line:
+                    say(f"'{line}' is not one of your moves; type a key shown after 'Your moves', or ? for help.")
+            result, text = step(me, choice)
+            say(f"You: {text}")
+    except KeyboardInterrupt:
+        return leave("Interrupted: you left the game.")
+    except EOFError:
+        return leave("Input ended; you left the game.")
     if recap:
-        print("\nSince your last move:\n" + "\n".join(recap), file=out)
+        say("\nSince your last move:\n" + "\n".join(recap))
     scores = result.scores[0].tolist()
-    won = result.rewards[0, args.seat] > 0 or (result.rewards[0] == 0).all() and not result.truncated[0]
-    print("\nGame over. Scores: " + ", ".join(f"seat {s}{' (you)' if s == args.seat else ''}: {v}"
-                                              for s, v in enumerate(scores)), file=out)
-    print("You win!" if won else "You did not win this time.", file=out)
+    won = result.rewards[0, me] > 0 or (result.rewards[0] == 0).all() and not result.truncated[0]
+    say("\n" + table())
+    say("\n" + paint("Game over.", "title") + " Scores: "
+        + ", ".join(f"{label(s)}{f' (seat {s})' if s == me else ''}: {v}" for s, v in enumerate(scores)))
+    say(paint("You win!", "good") if won else "You did not win this time.")
     record("python -m training.play")
     return {"quit": False, "scores": scores, "won": bool(won)}
 
 
-def _parse_choice(line: str, legal: list[int], by_name: dict[str, int]) -> int | None:
-    """The action a typed line names: a number in the list of legal moves, or a legal move's name
-    (any case); None otherwise."""
-    if line.isdigit() and int(line) < len(legal):
-        return legal[int(line)]
-    action = by_name.get(line.upper())
-    return action if action in legal else None
+@contextlib.contextmanager
+def _interrupt_after():
+    """Within this block Ctrl-C waits: the KeyboardInterrupt comes when the block ends (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -77,3 +77,139 @@ def describe_move(core, b: int, seat: int, action: int):
         return text + (": gap! another turn" if gap else "")
 
     return after
+
+
+# ---------------------------------------------------------------------------------------------------
+# The terminal game (``training.play``): stable move keys, a seat's table, a legend, moves in words.
+
+COLOUR_CODES = {"blue": "bl", "grey": "gy", "green": "gn", "yellow": "ye", "red": "rd", "purple": "pu"}
+"""Two-letter codes of the colours: a card shows as code and number, e.g. ``rd6`` for red 6."""
+
+
+def card_code(card: int) -> str:
+    """A card as its code, e.g. ``rd6`` (``--`` for none)."""
+    from .deck import COLOURS, NUM_NUMBERS
+
+    if card < 0:
+        return "--"
+    return f"{COLOUR_CODES[COLOURS[card // NUM_NUMBERS]]}{card % NUM_NUMBERS + 1}"
+
+
+class TerminalView:
+    """What ``training.play`` shows of a gap-game table. Keys are derived from the action id, so a key
+    means the same move on every turn: ``rd6l`` / ``rd6r`` play red 6 on the left / right pile, ``p``
+    passes, a card's code (``rd6``) lays it face down as a hidden card, ``l`` / ``r`` put the
+    turned-up card on the left / right pile."""
+
+    LEGEND = """\
+The gap game: get rid of your hand. Play a card on a pile top of the same colour or number (your
+turn ends), or a gap card (another turn), or pass and take a card.
+  rd6       a card: colour code and number 1-11; bl gy gn ye rd pu = blue, grey, green, yellow,
+            red, purple
+  gap N     N numbers lie strictly between the two pile tops. A gap card has a number in between
+            and a colour of neither top; playing one gives you another turn
+  no gap    at the start of a turn with no gap, the top draw card is turned up and you choose
+            its pile (l or r)
+  hidden    two cards each player lays face down at the start of a round; whoever goes out scores
+            the stars of their two hidden cards, everybody else loses the stars in their hand
+  stars     1 and 11: 0; 2 and 10: 1; 3, 4, 8, 9: 2; 5 and 7: 3; 6: 4
+  >         the seat to act
+Moves: card + l or r (rd6l) plays the card on the left or right pile; p passes and takes a card;
+a card alone (rd6) hides it at the start of a round; l or r places the turned-up card."""
+
+    def __init__(self, spec):
+        from .actions import ACTION_FLIP_BASE, ACTION_HIDE_BASE, ACTION_PASS
+        from .deck import NUM_CARDS
+
+        self.spec = spec
+        keys = {}
+        for card in range(NUM_CARDS):
+            keys[2 * card] = card_code(card) + "l"
+            keys[2 * card + 1] = card_code(card) + "r"
+            keys[ACTION_HIDE_BASE + card] = card_code(card)
+        keys[ACTION_PASS] = "p"
+        keys[ACTION_FLIP_BASE], keys[ACTION_FLIP_BASE + 1] = "l", "r"
+        self.keys = keys
+
+    def group(self, action: int) -> str:
+        from .actions import ACTION_FLIP_BASE, ACTION_HIDE_BASE, ACTION_PASS
+
+        if action >= ACTION_FLIP_BASE:
+            return "put the turned-up card on"
+        if action >= ACTION_HIDE_BASE:
+            return "hide"
+        if action == ACTION_PASS:
+            return "pass"
+        return "play"
+
+    def table(self, core, seat: int, label, paint, observation_text: str = "") -> str:
+        """The table as ``seat`` sees it: its own hand and hidden cards, the others' counts."""
+        from .deck import COLOURS, NUM_NUMBERS, stars
+
+        b, P = 0, core.num_players
+        phase = Phase(int(core.phase[b]))
+        code = lambda c: paint(card_code(c), COLOURS[c // NUM_NUMBERS]) if c >= 0 else "--"  # noqa: E731
+        rounds = core.rules.rounds
+        draw = int(core.draw_len[b] - core.draw_pos[b])
+        under = int((core.card_loc[b] == LOC_UNDER).sum())
+        lines = [f"{self.spec.title} · round {min(int(core.round[b]) + 1, rounds)} of {rounds} · dealer "
+                 f"{label(int(core.dealer[b]))} · draw pile {draw} · {under} below the pile tops"]
+        if phase == Phase.HIDE:
+            lines.append("Piles: not laid yet (everybody is choosing hidden cards)")
+        else:
+            left, right = (int(c) for c in core.pile_top[b])
+            width = gap_width(left, right)
+            lines.append(f"Piles: left {code(left)} | right {code(right)}   "
+                         + (paint(f"gap {width}", "good") if width > 0 else "no gap"))
+        if core.pending[b] >= 0:
+            lines.append(f"Turned up: {code(int(core.pending[b]))} (waiting for a pile: l or r)")
+        width = max(len(label(s)) for s in range(P))
+        for rel in range(P):
+            s = (seat + rel) % P
+            marker = ">" if s == core.current[b] and phase != Phase.OVER else " "
+            who = paint(f"{label(s):<{width}}", "you" if s == seat else "seat")
+            if s == seat:
+                hand = core.hand(b, s)
+                text = (f"hand {' '.join(code(c) for c in hand) or '-'} ({stars(hand)} stars) · hidden "
+                        f"{' '.join(code(c) for c in core.hidden(b, s)) or '-'}")
+            else:
+                text = f"{int(core.hand_count[b, s])} in hand, {int(core.hidden_count[b, s])} hidden"
+            lines.append(f"{marker} {who}  {text} · score {int(core.score[b, s])}")
+        return "\n".join(lines)
+
+    def decision(self, core, seat: int, legal) -> str:
+        phase = Phase(int(core.phase[0]))
+        if phase == Phase.HIDE:
+            return f"lay a card face down as a hidden card ({int(core.hidden_count[0, seat]) + 1} of 2)"
+        if phase == Phase.FLIP:
+            return f"no gap: {card_code(int(core.pending[0]))} was turned up; put it on the left (l) or right (r) pile"
+        extra = " (another turn after your gap card)" if core.extra_turn[0] else ""
+        return f"play a card (card + l or r) or pass (p){extra}"
+
+    def details(self, core, seat: int, observation_text: str) -> str:
+        """The cards seen face up this round (``u``)."""
+        lines = [line for line in observation_text.splitlines() if line.startswith("seen this round")]
+        return "\n".join(lines) or "Nothing more to show."
+
+    def describe(self, core, seat: int, action: int, label):
+        """What everybody saw ``seat`` do, in words (call before the move; call the result after it)."""
+        plain = describe_move(core, 0, seat, action)
+        tops = [int(c) for c in core.pile_top[0]]
+        pending = int(core.pending[0])
+
+        def after(core) -> str:
+            if action >= ACTION_FLIP_BASE:
+                return f"no gap: turned up {card_code(pending)} onto the {PILE_NAMES[action - ACTION_FLIP_BASE]} pile"
+            if action >= ACTION_HIDE_BASE or action == ACTION_PASS:
+                return plain(core)
+            card, pile = divmod(action, 2)
+            text = plain(core)
+            tail = text.split(")", 1)[1] if ")" in text else ""
+            return f"plays {card_code(card)} on the {PILE_NAMES[pile]} pile ({card_code(tops[pile])}){tail}"
+
+        return after
+
+
+def terminal_view(spec) -> TerminalView:
+    """The terminal view of ``spec``'s game (``training.play``)."""
+    return TerminalView(spec)
