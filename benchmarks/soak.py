@@ -130,6 +130,9 @@ def variants(game: str) -> list[tuple[str, dict]]:
     return sorted(extra + listed, key=lambda v: (v[1]["num_players"], v not in extra)) if extra else listed
 
 
+_game_variants = variants  # for soak_games, whose argument of the same name it fills
+
+
 def rss_mb(pid: int | str = "self") -> tuple[float, float]:
     """(VmRSS, VmHWM) of a process in MiB from ``/proc``; (nan, nan) where unavailable."""
     values = {"VmRSS": float("nan"), "VmHWM": float("nan")}
@@ -316,7 +319,7 @@ def soak_games(games: int, batch: int = 4096, seed: int = 0, check_every: int = 
     """Plays ``games`` random games of ``game`` split over ``variants`` (default: :func:`variants`);
     returns the figures (see the module docstring). Variant v's core is seeded ``seed + v`` and its
     moves drawn from ``np.random.default_rng([seed, v])``."""
-    variants = globals()["variants"](game) if variants is None else variants
+    variants = _game_variants(game) if variants is None else variants
     share = [games // len(variants) + (1 if i < games % len(variants) else 0) for i in range(len(variants))]
     total = Figures()
     per_variant = {}
