@@ -2,10 +2,12 @@
 
     python -m keine_ahnung_env.benchmark                    # every section (a few minutes)
     python -m keine_ahnung_env.benchmark --quick            # small repeat counts (under a minute)
-    python -m keine_ahnung_env.benchmark --sections core,profile --json bench.json
+    python -m keine_ahnung_env.benchmark --sections core,sb3 --json bench.json
 
 Sections (``--sections``, comma-separated; default all):
 
+* ``compile``: a new interpreter to the first steps of 2- and 5-player games, with an empty Numba
+  cache (every kernel compiled) and from the cache that run left on disk (left out by ``--quick``).
 * ``core``: the batched engine (``KeineAhnungCore``) playing random legal moves, drawn in batch with
   ``keine_ahnung_env.sampling.sample_masked``, games dealt again as soon as they end. For each player
   count and batch size: decisions per second end to end, the engine's own rate (``step`` + legal-mask
@@ -19,44 +21,37 @@ Sections (``--sections``, comma-separated; default all):
   PettingZoo docs (``agent_iter`` / ``last`` / a random legal action from the mask), beside
   PettingZoo's ``connect_four_v3`` (and ``leduc_holdem_v4``), OpenSpiel's hanabi and hearts through
   ``pyspiel`` (random legal actions, chance nodes sampled and not counted) and RLCard's UNO, with the
-  ratios to each; then the loop's own ceiling: a do-nothing env through the same classic wrappers
-  (no wrapped env should beat it) and bare, the 4-player ``env()`` against the wrapped do-nothing env
-  and the unwrapped ``raw_env`` s side by side, each of these two pairs measured in turns (one repeat of
-  each, then again: the ratio is the median of the turns' ratios, so a change of the machine's speed
-  between the two measurements cannot make it).
+  ratios to each.
 * ``sb3``: ``keine_ahnung_v0.sb3_vec_env`` (opponents act in batch) against SB3's ``DummyVecEnv`` of
   ``solo_env`` s, both with three heuristic opponents (``--sb3-opponent``, default the game's
   ``counter``, built from its spec; ``greedy`` or ``counter:compiled=false``, the NumPy reference, for
   comparison) and the learner's masks fetched as MaskablePPO does, the two measured in turns (the
   speed-up is the median of the turns' ratios); then the environment's share of the wall time of a
   short ``MaskablePPO`` run on the batched env.
-* ``profile``: ``cProfile`` of the batched step (4 players): where its time goes.
 
 Figures are medians over repeats; every ratio compares figures of the same run. Peers are optional
 (``pip install .[bench]``): a missing one is reported as "not available" with the reason. The
 machine (CPU, cores, load average) is recorded: on a shared machine absolute figures move with the
 load, ratios much less; the ``cpu`` columns (process CPU time) are less sensitive to other jobs.
+Where the step's time goes (a profile) and what the loops themselves cost (their ceilings) are
+measured by ``research/profile.py``, which is not installed.
 """
 
 from __future__ import annotations
 
 import argparse
-import cProfile
 import gc
 import importlib
 import json
 import os
 import platform
-import pstats
 import random
 import statistics
 import sys
 import time
-import tracemalloc
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from numba import njit, prange
 
 from . import registry
 from .cli import (Parser, UsageError, add_json, add_seed, check_int, check_json_path, check_number, check_seed,
@@ -64,8 +59,8 @@ from .cli import (Parser, UsageError, add_json, add_seed, check_int, check_json_
 from .game_spec import GameSpec
 from .sampling import sample_masked
 
-SECTIONS = ("compile", "core", "aec", "sb3", "profile")
-QUICK_SECTIONS = ("core", "aec", "sb3", "profile")
+SECTIONS = ("compile", "core", "aec", "sb3")
+QUICK_SECTIONS = ("core", "aec", "sb3")
 """``--quick`` leaves out ``compile`` (a fresh compile of every kernel takes a minute or two)."""
 FULL_BATCHES = (1, 64, 1024, 4096, 16384)
 QUICK_BATCHES = (1, 64, 1024, 4096)
@@ -282,38 +277,6 @@ def measure_core(num_players: int, batch: int, cfg: Config, observe: bool = Fals
     return row
 
 
-@njit(cache=True, parallel=True)
-def _fill_rows(out, chunks):
-    """Writes zeros into every row of ``out``, in ``chunks`` ranges over the threads (as the observe kernel
-    splits a batch)."""
-    n = out.shape[0]
-    for c in prange(chunks):
-        for i in range(c * n // chunks, (c + 1) * n // chunks):
-            for j in range(out.shape[1]):
-                out[i, j] = 0.0
-
-
-def measure_fill(num_players: int, batch: int, cfg: Config) -> float:
-    """Rows per second of only writing a fresh ``[batch, O]`` float32 observation array (zeros, in parallel
-    like the observe kernel): the memory traffic of the observations alone, a ceiling for the
-    "with the observation" rate."""
-    from .games.keine_ahnung import KeineAhnungCore, Rules
-
-    core = KeineAhnungCore(1, Rules.make(num_players), seed=cfg.seed)
-    size, chunks = core.observation_size, max(1, core._chunks(batch))
-
-    def once():
-        n, start = 0, time.perf_counter()
-        while True:
-            _fill_rows(np.empty((batch, size), np.float32), chunks)
-            n += batch
-            if time.perf_counter() - start >= cfg.seconds:
-                return n, time.perf_counter() - start, {}
-
-    _fill_rows(np.empty((1, size), np.float32), 1)
-    return _median([n / w for n, w, _ in timed_repeats(once, cfg.repeats)])
-
-
 OTHER_GAMES = ("gap_v0", "dnp_v0")
 """Registered games measured beside Keine Ahnung in the core section (through their specs)."""
 
@@ -447,72 +410,6 @@ def _aec_rate(make_env: Callable[[], Any], cfg: Config, seed: int) -> float:
     return _median([n / w for n, w, _ in runs])
 
 
-def _aec_pair(make_env: Callable[[], Any], make_peer: Callable[[], Any], cfg: Config, seed: int) -> dict[str, Any]:
-    """Two envs' agent loops measured in turns (the env's repeat, the peer's, the env's, ...): their
-    median rates and the median of the per-turn ratios env / peer (``in_turns``)."""
-    env, once = _aec_loop(make_env, cfg, seed)
-    peer, peer_once = _aec_loop(make_peer, cfg, seed)
-    rates = in_turns([once, peer_once], cfg.repeats)
-    env.close()
-    peer.close()
-    ratios = [a / b for a, b in zip(*rates)]
-    return {"rate": _median(rates[0]), "peer_rate": _median(rates[1]), "ratio": _median(ratios), "ratios": ratios}
-
-
-def _noop_aec_env(wrapped: bool = True):
-    """A 4-player AEC env that does nothing (a fixed 8-value observation, 4 legal actions, 160
-    decisions a game), wrapped like PettingZoo's classic games: no env stepped by the agent loop
-    through those wrappers can be faster, so its rate is the ceiling of that loop."""
-    from gymnasium import spaces
-    from pettingzoo import AECEnv
-    from pettingzoo.utils import wrappers
-
-    class NoOpEnv(AECEnv):
-        metadata = {"name": "noop_v0", "is_parallelizable": False, "render_modes": []}
-
-        def __init__(self):
-            super().__init__()
-            self.possible_agents = [f"player_{i}" for i in range(4)]
-            self._observation = {"observation": np.zeros(8, np.int8), "action_mask": np.ones(4, np.int8)}
-            self._obs_space = spaces.Dict({"observation": spaces.Box(0, 1, (8,), np.int8),
-                                           "action_mask": spaces.Box(0, 1, (4,), np.int8)})
-
-        def observation_space(self, agent):
-            return self._obs_space
-
-        def action_space(self, agent):
-            return spaces.Discrete(4)
-
-        def observe(self, agent):
-            return self._observation
-
-        def reset(self, seed=None, options=None):
-            self.agents = self.possible_agents[:]
-            self.rewards = {a: 0 for a in self.agents}
-            self._cumulative_rewards = {a: 0 for a in self.agents}
-            self.terminations = {a: False for a in self.agents}
-            self.truncations = {a: False for a in self.agents}
-            self.infos = {a: {} for a in self.agents}
-            self._decisions = 0
-            self.agent_selection = self.agents[0]
-
-        def step(self, action):
-            if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
-                return self._was_dead_step(action)
-            self._decisions += 1
-            if self._decisions >= 160:
-                self.terminations = {a: True for a in self.agents}
-            self.agent_selection = self.agents[self._decisions % 4]
-            self._cumulative_rewards[self.agent_selection] = 0
-            self._accumulate_rewards()
-
-    env = NoOpEnv()
-    if wrapped:
-        env = wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(
-            wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)))
-    return env
-
-
 def _openspiel_rate(game_name: str, cfg: Config) -> float:
     """Decisions per second of random legal play through ``pyspiel`` (chance nodes not counted)."""
     import pyspiel
@@ -614,7 +511,7 @@ def section_core(cfg: Config) -> dict[str, Any]:
         for b in [b for b in cfg.batches if b in (1, 1024, 4096)] or cfg.batches[-1:]:
             row = measure_core(p, b, cfg, observe=True)
             obs_rows.append({"players": p, "batch": b, "decisions_per_s": row["decisions_per_s"],
-                             "observe_share": row["observe_share"], "fill_rows_per_s": measure_fill(p, b, cfg)})
+                             "observe_share": row["observe_share"]})
     scalar = [measure_scalar_pair(p, cfg) for p in cfg.players]
     hanabi, why = peer_rate("openspiel hanabi", cfg)
     out: dict[str, Any] = {"rows": rows, "with_observation": obs_rows, "batch1_vs_reference": scalar}
@@ -654,32 +551,7 @@ def section_aec(cfg: Config) -> dict[str, Any]:
             for r in ours:
                 row[f"ratio_{r['env'].split('=')[1].rstrip(')')}p"] = r["decisions_per_s"] / rate
         rows.append(row)
-    return {"rows": rows, "ceiling": _aec_ceiling(cfg)}
-
-
-def _aec_ceiling(cfg: Config) -> dict[str, Any]:
-    """What the agent loop costs by itself: a do-nothing env through the classic wrappers and bare;
-    the wrapped ``env()`` of Keine Ahnung (4 players) against the wrapped do-nothing env, and its
-    unwrapped ``raw_env`` against ``connect_four_v3``'s, each pair measured in turns (``_aec_pair``)."""
-    from . import keine_ahnung_v0
-
-    wrapped = _aec_pair(lambda: keine_ahnung_v0.env(num_players=4), _noop_aec_env, cfg, cfg.seed)
-    out: dict[str, Any] = {"noop_wrapped": wrapped["peer_rate"],
-                           "noop_raw": _aec_rate(lambda: _noop_aec_env(wrapped=False), cfg, cfg.seed),
-                           "keine_ahnung_wrapped_4p": wrapped["rate"], "wrapped_vs_noop": wrapped["ratio"],
-                           "wrapped_vs_noop_per_turn": wrapped["ratios"]}
-    connect_four, why = peer_rate("pettingzoo connect_four_v3", cfg)
-    if connect_four is None:
-        out["keine_ahnung_raw_4p"] = _aec_rate(lambda: keine_ahnung_v0.raw_env(num_players=4), cfg, cfg.seed)
-        out["note"] = why
-        return out
-    from pettingzoo.classic import connect_four_v3
-
-    raw = _aec_pair(lambda: keine_ahnung_v0.raw_env(num_players=4), connect_four_v3.raw_env, cfg, cfg.seed)
-    out.update(keine_ahnung_raw_4p=raw["rate"], connect_four_raw=raw["peer_rate"], raw_ratio=raw["ratio"],
-               raw_ratio_per_turn=raw["ratios"])
-    out["noop_wrapped_vs_connect_four"] = out["noop_wrapped"] / connect_four
-    return out
+    return {"rows": rows}
 
 
 def section_sb3(cfg: Config) -> dict[str, Any]:
@@ -759,36 +631,6 @@ def _training_share(make_vec, opponent, p: int, n: int, cfg: Config) -> dict[str
             "env_share": venv.seconds / total}
 
 
-def section_profile(cfg: Config, top: int = 14) -> dict[str, Any]:
-    """cProfile of random-play steps of the batched core: the top functions by own time."""
-    from .games.keine_ahnung import KeineAhnungCore, Rules
-
-    batch = 1024 if cfg.quick else 4096
-    batch = min(batch, max(cfg.batches))
-    steps = 20 if cfg.quick else 60
-    core = KeineAhnungCore(batch, Rules.make(4), seed=cfg.seed)
-    rng = np.random.default_rng(cfg.seed)
-    _warm(core, rng, sample_masked, cfg)
-    profiler = cProfile.Profile()
-    for _ in range(steps):
-        a = sample_masked(rng, core.legal_mask)
-        profiler.enable()
-        core.step(a)
-        done = np.flatnonzero(core.terminated | core.truncated)
-        if done.size:
-            core.reset_games(done)
-        profiler.disable()
-    stats = pstats.Stats(profiler)
-    total = stats.total_tt
-    rows = []
-    for (filename, line, name), (cc, nc, tt, ct, _) in sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:top]:
-        where = f"{os.path.basename(filename)}:{line}" if filename != "~" else "builtin"
-        rows.append({"function": f"{name} ({where})", "calls_per_step": nc / steps, "own_ms_per_step": tt / steps * 1e3,
-                     "cum_ms_per_step": ct / steps * 1e3, "own_share": tt / total})
-    return {"players": 4, "batch": batch, "steps": steps, "profiled_ms_per_step": total / steps * 1e3, "rows": rows,
-            "note": "step + legal mask + re-deals of finished games, under cProfile (which inflates call-heavy code)"}
-
-
 # ---------------------------------------------------------------------------------------- printing
 
 
@@ -848,10 +690,7 @@ def render(results: dict[str, Any]) -> str:
         out.append("\n   with the observation of the seat to act built every step:")
         out.append(_table(c["with_observation"], [("players", "P", "int"), ("batch", "batch", "int"),
                                                   ("decisions_per_s", "dec/s", "int"),
-                                                  ("observe_share", "observe share", "pct"),
-                                                  ("fill_rows_per_s", "writing the rows alone, rows/s", "int")]))
-        out.append("   (writing the rows alone: zeros into a fresh [batch, O] float32 array, in parallel; no engine")
-        out.append("   and no encoding: the memory traffic of the observations, a ceiling for the dec/s column)")
+                                                  ("observe_share", "observe share", "pct")]))
         out.append("\n   batch 1 against the scalar reference engine (both: legal actions + Python random):")
         out.append(_table(c["batch1_vs_reference"], [("players", "P", "int"),
                                                      ("reference_decisions_per_s", "reference dec/s", "int"),
@@ -885,20 +724,6 @@ def render(results: dict[str, Any]) -> str:
         for r in a["rows"]:
             if r.get("note"):
                 out.append(f"   {r['env']}: {r['note']}")
-        c = a.get("ceiling", {})
-        if c:
-            out.append(f"   ceiling of this loop: a do-nothing env through the classic wrappers {c['noop_wrapped']:,.0f} "
-                       f"dec/s, bare {c['noop_raw']:,.0f}")
-            out.append(f"   keine_ahnung_v0 env(num_players=4) against the wrapped do-nothing env, in turns: "
-                       f"{c['keine_ahnung_wrapped_4p']:,.0f} dec/s, {c['wrapped_vs_noop']:.2f}x the ceiling (median of the "
-                       f"turns' ratios {', '.join(f'{r:.2f}' for r in c['wrapped_vs_noop_per_turn'])})")
-            if "noop_wrapped_vs_connect_four" in c:
-                out.append(f"   (the wrapped do-nothing env is {c['noop_wrapped_vs_connect_four']:.2f}x connect_four_v3); "
-                           f"unwrapped raw_env: keine_ahnung_v0 4p {c['keine_ahnung_raw_4p']:,.0f}, connect_four_v3 "
-                           f"{c['connect_four_raw']:,.0f} dec/s ({c['raw_ratio']:.2f}x, in turns: "
-                           f"{', '.join(f'{r:.2f}' for r in c['raw_ratio_per_turn'])})")
-            elif c.get("note"):
-                out.append(f"   unwrapped raw_env: keine_ahnung_v0 4p {c['keine_ahnung_raw_4p']:,.0f} dec/s; {c['note']}")
     if "sb3" in sec:
         s = sec["sb3"]
         out.append("\n== sb3: learner steps/s with heuristic opponents ==")
@@ -921,13 +746,6 @@ def render(results: dict[str, Any]) -> str:
                            f"{t['total_s']:.2f} s = {100 * t['env_share']:.1f}% of wall time")
             elif t:
                 out.append(f"   training share: {t.get('reason')}")
-    if "profile" in sec:
-        pr = sec["profile"]
-        out.append(f"\n== profile: batched step, {pr['players']} players, batch {pr['batch']}, {pr['steps']} steps, "
-                   f"{pr['profiled_ms_per_step']:.2f} ms/step under cProfile ==")
-        out.append(_table(pr["rows"], [("function", "function", "str"), ("calls_per_step", "calls/step", "ms"),
-                                       ("own_ms_per_step", "own ms/step", "ms"), ("cum_ms_per_step", "cum ms/step", "ms"),
-                                       ("own_share", "own share", "pct")]))
     return "\n".join(out)
 
 
@@ -937,7 +755,7 @@ def render(results: dict[str, Any]) -> str:
 PROG = "python -m keine_ahnung_env.benchmark"
 EXAMPLES = (
     "--quick",
-    "--sections core,profile --json bench.json",
+    "--sections core,sb3 --json bench.json",
     "--quick --sections core --players 3 --batches 64,1024 --seed 1",
 )
 
@@ -989,7 +807,8 @@ def check_args(args: argparse.Namespace) -> argparse.Namespace:
     unknown = [n for n in names if n not in SECTIONS]
     if unknown or not names:
         raise UsageError(f"--sections {args.sections!r}: unknown section(s) {', '.join(unknown) or '(none given)'}; "
-                         f"allowed: comma-separated, from {', '.join(SECTIONS)}")
+                         f"allowed: comma-separated, from {', '.join(SECTIONS)} (a profile of the step: "
+                         "research/profile.py in the repository)")
     args.sections = names
     game = registry.game("keine_ahnung_v0")  # the sections measure Keine Ahnung's engine
     args.players = _int_list("--players", args.players,
@@ -1055,7 +874,7 @@ def run(argv=None) -> dict[str, Any]:
             continue
         t = time.perf_counter()
         results["sections"][name] = {"compile": section_compile, "core": section_core, "aec": section_aec,
-                                     "sb3": section_sb3, "profile": section_profile}[name](cfg)
+                                     "sb3": section_sb3}[name](cfg)
         results["sections"][name]["seconds"] = time.perf_counter() - t
     results["seconds"] = time.perf_counter() - started
     try:

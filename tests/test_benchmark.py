@@ -1,7 +1,8 @@
-"""Smoke test of ``python -m keine_ahnung_env.benchmark``: a tiny configuration of every section.
+"""Smoke test of ``python -m keine_ahnung_env.benchmark`` (a tiny configuration of every section) and
+of the study beside it, ``research/profile.py``.
 
-No timing is asserted (the figures depend on the machine and its load); only that the CLI runs,
-prints its tables and writes a JSON file with the expected keys and positive figures, and that a
+No timing is asserted (the figures depend on the machine and its load); only that the commands run,
+print their tables and write a JSON file with the expected keys and positive figures, and that a
 missing peer or wrapper is reported as "not available" rather than failing.
 """
 
@@ -31,10 +32,11 @@ def positive(x):
 
 def test_prints_every_section_and_the_machine(results):
     stdout, data = results
-    for header in ("Machine:", "Command:", "== core", "== aec", "== sb3", "== profile"):
+    for header in ("Machine:", "Command:", "== core", "== aec", "== sb3"):
         assert header in stdout
+    assert "== profile" not in stdout  # the profile is research/profile.py's
     assert set(data) >= {"command", "machine", "config", "sections", "seconds"}
-    assert set(data["sections"]) == {"core", "aec", "sb3", "profile"}
+    assert set(data["sections"]) == {"core", "aec", "sb3"}
     assert data["machine"]["cores"] >= 1 and data["machine"]["numpy"]
 
 
@@ -46,7 +48,7 @@ def test_core_section_has_every_batch_with_positive_figures(results):
                     "state_bytes_per_game"):
             assert positive(row[key]), (key, row)
         assert 0 <= row["sampler_share"] <= 1
-    assert core["with_observation"] and all(positive(r["decisions_per_s"]) and positive(r["fill_rows_per_s"])
+    assert core["with_observation"] and all(positive(r["decisions_per_s"]) and 0 < r["observe_share"] <= 1
                                             for r in core["with_observation"])
     (pair,) = core["batch1_vs_reference"]
     assert positive(pair["reference_decisions_per_s"]) and positive(pair["core_batch1_decisions_per_s"])
@@ -72,18 +74,7 @@ def test_aec_section_measures_keine_ahnung_and_reports_each_peer(results):
             assert row["note"].startswith("not available")
         else:
             assert positive(row["decisions_per_s"]) and positive(row["ratio_2p"])
-    ceiling = results[1]["sections"]["aec"]["ceiling"]
-    # Figures only: the issue rules out timed assertions, so no rate is compared with another here.
-    assert all(positive(ceiling[k]) for k in ("noop_raw", "noop_wrapped", "keine_ahnung_raw_4p",
-                                              "keine_ahnung_wrapped_4p", "wrapped_vs_noop"))
-    # The pairs are measured in turns (--repeats 2): one ratio per turn, the figure their median.
-    turns = ceiling["wrapped_vs_noop_per_turn"]
-    assert len(turns) == 2 and all(positive(r) for r in turns)
-    assert ceiling["wrapped_vs_noop"] == pytest.approx(sum(turns) / 2)
-    if "connect_four_raw" in ceiling:
-        turns = ceiling["raw_ratio_per_turn"]
-        assert len(turns) == 2 and ceiling["raw_ratio"] == pytest.approx(sum(turns) / 2)
-    assert "ceiling of this loop" in results[0] and "against the wrapped do-nothing env, in turns" in results[0]
+    assert "ceiling" not in results[1]["sections"]["aec"]  # the loop's ceiling is research/profile.py's
 
 
 def test_sb3_section_compares_the_vector_envs_or_says_why_not(results):
@@ -94,7 +85,7 @@ def test_sb3_section_compares_the_vector_envs_or_says_why_not(results):
     assert positive(sb3["sb3_vec_env_steps_per_s"]) and positive(sb3["dummy_vec_env_steps_per_s"])
     assert len(sb3["speedup_per_turn"]) == 2  # measured in turns, one ratio per round (--repeats 2)
     assert sb3["speedup"] == pytest.approx(sum(sb3["speedup_per_turn"]) / 2) and positive(sb3["speedup"])
-    assert sb3["opponents"] == "counter"  # the issue's opponents by default (--sb3-opponent)
+    assert sb3["opponents"] == "counter"  # the default opponents (--sb3-opponent)
     training = sb3["training"]
     if "env_share" in training:
         assert 0 < training["env_share"] <= 1 and positive(training["total_s"])
@@ -102,17 +93,49 @@ def test_sb3_section_compares_the_vector_envs_or_says_why_not(results):
         assert training["reason"].startswith("not available")
 
 
-def test_profile_section_lists_the_top_functions(results):
-    profile = results[1]["sections"]["profile"]
-    assert profile["rows"] and positive(profile["profiled_ms_per_step"])
+@pytest.fixture(scope="module")
+def profiled(tmp_path_factory):
+    out = tmp_path_factory.mktemp("profile") / "profile.json"
+    cmd = [sys.executable, "research/profile.py", "--quick", "--players", "2", "--batches", "1,8", "--repeats", "2",
+           "--seconds", "0.02", "--warmup", "3", "--json", str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc.stdout, json.loads(out.read_text())["sections"]
+
+
+def test_the_profile_lists_the_top_functions_of_the_step(profiled):
+    stdout, sections = profiled
+    assert "== profile" in stdout and "== fill" in stdout and "== ceiling" in stdout
+    profile = sections["profile"]
+    assert profile["rows"] and positive(profile["profiled_ms_per_step"]) and profile["batch"] == 8
     for row in profile["rows"]:
         assert row["function"] and row["own_ms_per_step"] >= 0 and row["calls_per_step"] > 0
+    assert [(r["players"], r["batch"]) for r in sections["fill"]["rows"]] == [(2, 1), (2, 8)]
+    assert all(positive(r["fill_rows_per_s"]) for r in sections["fill"]["rows"])
+
+
+def test_the_profile_measures_the_agent_loops_ceiling_in_turns(profiled):
+    ceiling = profiled[1]["ceiling"]
+    # Figures only: no rate is compared with another (they depend on the machine and its load).
+    assert all(positive(ceiling[k]) for k in ("noop_raw", "noop_wrapped", "keine_ahnung_raw_4p",
+                                              "keine_ahnung_wrapped_4p", "wrapped_vs_noop"))
+    # The pairs are measured in turns (--repeats 2): one ratio per turn, the figure their median.
+    turns = ceiling["wrapped_vs_noop_per_turn"]
+    assert len(turns) == 2 and all(positive(r) for r in turns)
+    assert ceiling["wrapped_vs_noop"] == pytest.approx(sum(turns) / 2)
+    if "connect_four_raw" in ceiling:
+        turns = ceiling["raw_ratio_per_turn"]
+        assert len(turns) == 2 and ceiling["raw_ratio"] == pytest.approx(sum(turns) / 2)
+    assert "ceiling of this loop" in profiled[0] and "against the wrapped do-nothing env, in turns" in profiled[0]
 
 
 def test_bad_arguments_are_rejected():
     proc = subprocess.run([sys.executable, "-m", "keine_ahnung_env.benchmark", "--sections", "core,gpu"],
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert proc.returncode != 0 and "unknown section" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "keine_ahnung_env.benchmark", "--sections", "profile"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 2 and "research/profile.py" in proc.stderr
 
 
 def test_sb3_opponent_option_takes_an_agent_and_its_options():
@@ -128,13 +151,13 @@ def test_sb3_opponent_option_takes_an_agent_and_its_options():
 
 
 def test_counter_variants_script_prints_a_share_per_variant():
-    cmd = [sys.executable, "benchmarks/counter_variants.py", "--games", "8", "default", "harm_weight=0"]
+    cmd = [sys.executable, "research/counter_variants.py", "--games", "8", "default", "harm_weight=0"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-2000:]
     rows = [line.split() for line in proc.stdout.splitlines()[1:]]
     assert [r[0] for r in rows] == ["default", "harm_weight=0"]
     assert all(0.0 <= float(r[1].rstrip("%")) <= 100.0 for r in rows)
-    bad = subprocess.run([sys.executable, "benchmarks/counter_variants.py", "nonsense"], capture_output=True,
+    bad = subprocess.run([sys.executable, "research/counter_variants.py", "nonsense"], capture_output=True,
                          text=True, timeout=300, cwd=ROOT)
     assert bad.returncode == 2 and "unknown variants ['nonsense']" in bad.stderr
 
