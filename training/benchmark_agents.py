@@ -6,8 +6,8 @@
 The protocol (version :data:`PROTOCOL_VERSION`), per game and player count P: each agent plays
 against fixed line-ups of P - 1 opponents (:func:`protocol_lineups`; Keine Ahnung: P - 1 x
 ``counter``, P - 1 x ``greedy``, a mixed table from 3 players, 3 x ``ppo_4p_v1`` at 4 players
-(the learned agent shipped as ``ppo_4p`` when the protocol was defined; the label was ``ppo_4p`` in
-results written before wave 8); another game: one table per heuristic agent it ships and a mixed one). Each line-up is a
+(the learned agent the protocol was defined with, named by its version so that results stay
+comparable; some result files label it ``ppo_4p``); another game: one table per heuristic agent it ships and a mixed one). Each line-up is a
 seat-rotated tournament (``training/tournament.py``: the agent sits in every seat equally often and
 every rotation meets the same deals) of :data:`STANDARD_GAMES` games in batches of
 :data:`BATCH_SIZE`, on the published seed of that line-up (:func:`lineup_seed` from
