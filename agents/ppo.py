@@ -29,6 +29,16 @@ Sidecars written before ``game_version`` existed count as version 0.
 The sidecar is trusted metadata, not code: a forged sidecar (with a matching hash) can at worst make
 the loader refuse the checkpoint or load weights into the architecture it describes. Whoever can
 write both files can hand you any weights; only a checkpoint you trained yourself plays as trained.
+
+A plain Stable-Baselines3 archive (``MaskablePPO(...).learn(...).save("m.zip")`` or ``PPO``'s, with
+SB3's ``MlpPolicy`` on ``sb3_vec_env``; no sidecar) plays too when the caller names the game and the
+player count (:func:`load_plain_policy`; ``agents.make("ppo:m.zip:env=gap_v0:players=3")`` or a
+command's ``--env``/``--players``). Nothing is unpickled there either: the hidden layers, the
+observation size and the action count are read from the shapes in ``policy.pth`` (loaded with
+``weights_only=True``), the activation from the plain JSON text SB3 writes beside each pickled entry
+of ``data``, and the sizes are checked against the game's observation size and action count. Such a
+model reads what ``sb3_vec_env`` gives by default: the observation scaled into [0, 1] (the ``raw``
+feature set). docs/sb3.md shows the whole loop.
 """
 
 from __future__ import annotations
@@ -38,6 +48,7 @@ import hashlib
 import io
 import json
 import pickle
+import re
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -305,14 +316,21 @@ the seed the model was created with (SB3's own ``load`` re-seeded torch, the gam
 from it, so resumed runs stay reproducible) and the update and episode counts of its logs."""
 
 
+def existing_archive(path: str | Path) -> Path:
+    """The zip path of ``path`` (``run/model`` -> ``run/model.zip``); ValueError ``no such file: ...``
+    when there is no such file."""
+    zip_path = archive_path(path)
+    if not zip_path.is_file():
+        raise ValueError(f"no such file: {zip_path}")
+    return zip_path
+
+
 def _verified_archive(path: str | Path, game: str | None) -> tuple[Path, CheckpointInfo]:
     """The zip path and sidecar of a checkpoint whose sidecar passes :func:`check_game` and whose
     archive matches the recorded SHA-256; ValueError otherwise."""
-    zip_path = archive_path(path)
+    zip_path = existing_archive(path)
     info = read_info(zip_path)
     check_game(info, game, where=f"checkpoint {zip_path}")
-    if not zip_path.is_file():
-        raise ValueError(f"checkpoint {zip_path} does not exist")
     if info.sha256 and file_sha256(zip_path) != info.sha256:
         raise ValueError(f"checkpoint {zip_path} does not match the SHA-256 in its sidecar (changed or corrupted)")
     return zip_path, info
@@ -352,6 +370,168 @@ def load_policy(path: str | Path, game: str | None = None):
     except (RuntimeError, TypeError, AttributeError) as exc:
         raise ValueError(f"checkpoint {zip_path}: weights do not fit the recorded architecture: {exc}") from None
     policy.set_training_mode(False)
+    return policy, info
+
+
+SB3_ACTIVATIONS = {"Tanh": "tanh", "ReLU": "relu", "ELU": "elu", "LeakyReLU": "leaky_relu", "GELU": "gelu",
+                   "SiLU": "silu", "Mish": "mish", "SELU": "selu", "CELU": "celu", "Sigmoid": "sigmoid",
+                   "Softplus": "softplus", "Softsign": "softsign", "Hardtanh": "hardtanh"}
+"""The ``activation_fn`` classes of ``torch.nn`` a plain SB3 archive may name (with their default
+arguments), and the names its :class:`CheckpointInfo` records."""
+_MLP_LAYER = re.compile(r"mlp_extractor\.(policy_net|value_net)\.(\d+)\.(weight|bias)")
+
+
+def _plain_problem(zip_path: Path, what: str) -> ValueError:
+    return ValueError(f"{zip_path} has no sidecar {sidecar_path(zip_path).name} and is not a plain Stable-Baselines3 "
+                      f"PPO/MaskablePPO archive with MlpPolicy: {what}")
+
+
+def _plain_data(zip_path: Path) -> dict:
+    """The ``data`` entry of a plain SB3 archive parsed as JSON (its pickled values stay base64 text,
+    never decoded)."""
+    try:
+        with zipfile.ZipFile(zip_path) as archive:
+            names = archive.namelist()
+            raw = archive.read("data") if "data" in names else None
+            has_policy = "policy.pth" in names
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"{zip_path} is unreadable: {type(exc).__name__}: {exc}") from None
+    if raw is None or not has_policy:
+        raise _plain_problem(zip_path, "it lacks " + " and ".join(
+            n for n, ok in (("data", raw is not None), ("policy.pth", has_policy)) if not ok))
+    try:
+        data = json.loads(raw)
+    except ValueError:  # also UnicodeDecodeError
+        data = None
+    if not isinstance(data, dict):
+        raise _plain_problem(zip_path, "its data entry is not Stable-Baselines3's JSON")
+    return data
+
+
+def _plain_activation(zip_path: Path, data: dict) -> str:
+    """The activation's class name from ``policy_kwargs`` (SB3 writes ``"<class 'torch.nn...ReLU'>"``
+    as plain text beside the pickled dict); SB3's default ``Tanh`` when none is named."""
+    kwargs = data.get("policy_kwargs") or {}
+    if not isinstance(kwargs, dict):
+        raise _plain_problem(zip_path, f"policy_kwargs is a {type(kwargs).__name__}")
+    custom = sorted(k for k in ("features_extractor_class", "features_extractor_kwargs") if k in kwargs)
+    if custom:
+        raise _plain_problem(zip_path, f"a custom feature extractor ({', '.join(custom)})")
+    text = kwargs.get("activation_fn")
+    if text is None:
+        return "Tanh"
+    match = re.fullmatch(r"<class 'torch\.nn\.modules\.activation\.(\w+)'>", str(text))
+    if not match or match.group(1) not in SB3_ACTIVATIONS:
+        raise _plain_problem(zip_path, f"activation_fn {text!r}; allowed: torch.nn's "
+                                       f"{', '.join(SB3_ACTIVATIONS)}")
+    return match.group(1)
+
+
+def _plain_layers(zip_path: Path, state: dict) -> tuple[list[int], list[int], int, int]:
+    """``(actor layers, critic layers, observation size, action count)`` read from the shapes of an
+    SB3 ``MlpPolicy``'s weights; ValueError for weights of any other layout."""
+    layers: dict[str, dict[int, tuple]] = {"policy_net": {}, "value_net": {}}
+    unexpected = []
+    for key, tensor in state.items():
+        match = _MLP_LAYER.fullmatch(key)
+        if match and match.group(3) == "weight":
+            layers[match.group(1)][int(match.group(2))] = tuple(tensor.shape)
+        elif not match and key not in ("action_net.weight", "action_net.bias", "value_net.weight", "value_net.bias"):
+            unexpected.append(key)
+    if unexpected or "action_net.weight" not in state or "value_net.weight" not in state:
+        what = f"unexpected weights {sorted(unexpected)[:4]}" if unexpected else "no action_net or value_net weights"
+        raise _plain_problem(zip_path, what)
+    sizes = {}
+    for net, found in layers.items():
+        shapes = [found[i] for i in sorted(found)]
+        if sorted(found) != list(range(0, 2 * len(found), 2)) or any(len(s) != 2 for s in shapes) or any(
+                shapes[i + 1][1] != shapes[i][0] for i in range(len(shapes) - 1)):
+            raise _plain_problem(zip_path, f"the {net} layers {shapes} are not a chain of linear layers")
+        sizes[net] = shapes
+    head, value = tuple(state["action_net.weight"].shape), tuple(state["value_net.weight"].shape)
+    inputs = {shapes[0][1] for shapes in sizes.values() if shapes}
+    inputs |= {head[1]} if not sizes["policy_net"] else set()
+    inputs |= {value[1]} if not sizes["value_net"] else set()
+    pi, vf = [s[0] for s in sizes["policy_net"]], [s[0] for s in sizes["value_net"]]
+    if len(head) != 2 or len(value) != 2 or len(inputs) != 1 or head[1] != (pi[-1] if pi else head[1]) \
+            or value[1] != (vf[-1] if vf else value[1]):
+        raise _plain_problem(zip_path, "its layers do not fit together")
+    return pi, vf, inputs.pop(), head[0]
+
+
+def _plain_scaled(data: dict) -> bool:
+    """Whether the observation space recorded in ``data`` is scaled into [0, 1] (``sb3_vec_env``'s
+    default); True when it is not recorded as text."""
+    space = data.get("observation_space")
+    high = space.get("high") if isinstance(space, dict) else None
+    if not isinstance(high, str):
+        return True
+    numbers = re.findall(r"[-+]?(?:inf|\d+\.?\d*(?:e[-+]?\d+)?)", high)
+    return all(float(n) == 1.0 for n in numbers)
+
+
+def _table_sizes(game: str, rules: dict, size: int, actions: int) -> list[str]:
+    """The registered games and player counts (with these rules options where a game takes them)
+    whose raw observations have ``size`` columns and whose action count is ``actions``."""
+    from keine_ahnung_env import registry
+
+    found = []
+    for name in registry.games():
+        entry = registry.game(name)
+        for players in entry.players:
+            try:
+                spec = entry.spec(players, **(rules if name == game else {}))
+            except (TypeError, ValueError):
+                continue
+            if spec.observation_size == size and spec.num_actions == actions:
+                found.append(f"{name} with {players} players")
+    return found
+
+
+def load_plain_policy(path: str | Path, game: str, num_players: int, rules: dict | None = None):
+    """``(policy, info)`` of a plain Stable-Baselines3 ``PPO``/``MaskablePPO`` archive with ``MlpPolicy``
+    (no sidecar) for ``game`` with ``num_players`` seats and these rules options, loaded without
+    unpickling anything (see the module docstring). ``info`` is the sidecar such a model would have
+    (feature set ``raw``). ValueError for a missing file, another layout, or an observation size or
+    action count that is not the game's (the message names both sizes)."""
+    import torch
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from keine_ahnung_env import registry
+
+    zip_path = existing_archive(path)
+    options = {k: v for k, v in (rules or {}).items() if k != "num_players"}
+    spec = registry.game_spec(game, int(num_players), **options)
+    data = _plain_data(zip_path)
+    activation = _plain_activation(zip_path, data)
+    state = _read_tensors(zip_path, "policy.pth")
+    pi, vf, size, actions = _plain_layers(zip_path, state)
+    width = spec.features("raw").input_size
+    if (size, actions) != (width, spec.num_actions):
+        matches = _table_sizes(game, options, size, actions)
+        hint = f" (those are the sizes of {', '.join(matches)})" if matches else ""
+        raise ValueError(f"{zip_path}: the model reads observations of size {size} and chooses among {actions} "
+                         f"actions; {game} with {num_players} players has observations of size {width} and "
+                         f"{spec.num_actions} actions{hint}")
+    if not _plain_scaled(data):
+        raise ValueError(f"{zip_path}: the model was trained on observations not scaled into [0, 1] "
+                         "(sb3_vec_env(normalize_obs=False)); agents read the scaled ones (sb3_vec_env's default)")
+    policy = MaskableActorCriticPolicy(spaces.Box(0.0, 1.0, (size,), np.float32), spaces.Discrete(actions),
+                                       lambda _: 0.0, net_arch=dict(pi=pi, vf=vf),
+                                       activation_fn=getattr(torch.nn, activation))
+    try:
+        policy.load_state_dict(state, strict=True)
+    except (RuntimeError, TypeError, AttributeError) as exc:
+        raise ValueError(f"{zip_path}: weights do not fit SB3's MlpPolicy: {exc}") from None
+    policy.set_training_mode(False)
+    timesteps = data.get("num_timesteps")
+    info = CheckpointInfo(game=spec.name, game_version=spec.version, num_players=spec.num_players,
+                          rules=dict(spec.rules), observation_version=spec.observation_version,
+                          observation_size=size, num_actions=actions, features="raw",
+                          net_arch=tuple(pi), activation=SB3_ACTIVATIONS[activation],
+                          timesteps=timesteps if isinstance(timesteps, int) and timesteps >= 0 else 0,
+                          sha256=file_sha256(zip_path))
     return policy, info
 
 
@@ -472,23 +652,50 @@ class PPOAgent:
         return actions.numpy().astype(np.int64)
 
 
+def _agreed(path: Any, what: str, spec_value: Any, context_value: Any, context: str) -> Any:
+    """The one value of the spec's ``env=``/``players=`` and the caller's ``game``/``num_players``;
+    ValueError when both are given and differ."""
+    if spec_value is None:
+        return context_value
+    if context_value is not None and spec_value != context_value:
+        raise ValueError(f"ppo:{path}: {what}={spec_value!r}, but the agent is made for {context_value!r} ({context})")
+    return spec_value
+
+
 def make_agent(path: str | Path | None = None, seed: int | None = None, deterministic: bool = True,
                num_players: int | None = None, game: str | None = None, rules: dict | None = None,
-               **_ignored: Any) -> PPOAgent:
+               env: str | None = None, players: int | None = None, **_ignored: Any) -> PPOAgent:
     """``agents.make("ppo", path=...)``: loads a checkpoint (safely) as a batched agent.
 
     ``game``: the registered game the checkpoint must be for (``agents.make`` passes its own; None:
     the one its sidecar names). With ``num_players`` (and ``rules``) given, a checkpoint for another
-    variant is refused.
+    variant is refused. ``env``/``players`` (the spec's ``ppo:PATH:env=gap_v0:players=3``) name the
+    game and player count too; they must agree with ``game``/``num_players`` where both are given.
+    A zip without a sidecar is read as a plain Stable-Baselines3 archive (:func:`load_plain_policy`),
+    which needs the game and the player count.
     """
     if path is None:
-        raise ValueError("the ppo agent needs path=<checkpoint .zip> (written by training.train)")
+        raise ValueError("the ppo agent needs path=<checkpoint .zip> (written by training.train or by "
+                         "Stable-Baselines3's model.save)")
     if not isinstance(deterministic, bool):
         raise ValueError(f"deterministic={deterministic!r}; allowed: True (the most likely legal action) or False "
                          "(sampled from the policy)")
-    policy, info = load_policy(path, game)
-    if num_players is not None:
-        check_compatible(info, info.game, int(num_players), rules, where=f"checkpoint {path}")
+    if players is not None and (isinstance(players, bool) or not isinstance(players, int) or players < 1):
+        raise ValueError(f"ppo:{path}: players={players!r}; allowed: a positive integer")
+    game = _agreed(path, "env", env, game, "agents.make(..., game=...) or the command's --env")
+    num_players = _agreed(path, "players", players, None if num_players is None else int(num_players),
+                          "the command's --players")
+    zip_path = existing_archive(path)
+    if sidecar_path(zip_path).is_file():
+        policy, info = load_policy(path, game)
+        if num_players is not None:
+            check_compatible(info, info.game, int(num_players), rules, where=f"checkpoint {path}")
+    else:
+        if game is None or num_players is None:
+            raise ValueError(f"checkpoint {path}: no sidecar {sidecar_path(zip_path)}; a plain Stable-Baselines3 "
+                             f"archive plays when its game and player count are given: "
+                             f"ppo:{path}:env=GAME:players=N (or the command's --env and --players)")
+        policy, info = load_plain_policy(zip_path, game, int(num_players), rules)
     return PPOAgent(policy, info, deterministic=deterministic, name=f"ppo:{Path(path).name}", seed=seed)
 
 
