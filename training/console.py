@@ -12,6 +12,7 @@ MODULE ARGS`` does (same flags, same output, same exit status); a new command is
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import sys
 from typing import Sequence
@@ -62,7 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
-        print(f"error: command {name!r}; allowed: {', '.join(COMMANDS)} ({CONSOLE} --help lists them)",
+        close = difflib.get_close_matches(name, COMMANDS, n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        print(f"error: command {name!r}{hint}; allowed: {', '.join(COMMANDS)} ({CONSOLE} --help lists them)",
               file=sys.stderr)
         return 2
     module = importlib.import_module(COMMANDS[name][0])

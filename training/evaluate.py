@@ -95,6 +95,8 @@ def run(argv: Sequence[str] | None = None) -> TournamentResult:
         built = [make_agent("--agents", agent_spec, game=args.env, seed=seed + 1 + i, num_players=players, rules=rules)
                  for i, agent_spec in enumerate(specs)]
     names = unique_names(specs)
+    if len(names) < players:
+        print(seat_fill_note(names, players), file=sys.stderr)
     result = play_tournament(built, num_players=players, games=games, seed=seed, env=args.env,
                              batch_size=batch_size, progress=args.progress, names=names, processes=processes,
                              record=record_dir is not None, **rules)
@@ -113,6 +115,15 @@ def run(argv: Sequence[str] | None = None) -> TournamentResult:
         count = write_replays(result, names, spec, record_dir, command)
         print(f"wrote {count} replays to {record_dir}")
     return result
+
+
+def seat_fill_note(names: Sequence[str], players: int) -> str:
+    """The note for fewer agents than seats: the list is cycled to fill every table (the rule of
+    ``training/tournament.py``), so some agents hold more seats of each game than others."""
+    seats = [len(range(i, players, len(names))) for i in range(len(names))]
+    held = ", ".join(f"{name} in {count}" for name, count in zip(names, seats))
+    return (f"note: {len(names)} agent{'s' if len(names) > 1 else ''} for {players} seats: the list is repeated "
+            f"to fill every table, so every game has {held} of its seats (name {players} agents for one seat each)")
 
 
 def write_replays(result: TournamentResult, names: Sequence[str], spec, folder: Path, note: str = "") -> int:
