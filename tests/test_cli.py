@@ -67,7 +67,7 @@ MORE_MISTAKES = [
                                                                     r"\(2-5 players\)$"),
     ("play", ["--seat", "4"], r"^--seat 4; allowed: an integer 0-3$"),
     ("train", ["--critic", "psychic"], r"^--critic 'psychic'; allowed: public, oracle$"),
-    ("train", ["--resume", "no/such/run.zip"], r"^--resume 'no/such/run.zip': checkpoint no/such/run.zip: no sidecar"),
+    ("train", ["--resume", "no/such/run.zip"], r"^--resume 'no/such/run.zip': no such file: no/such/run.zip$"),
     ("demo", ["--players", "6"], r"^--players 6; allowed for keine_ahnung_v0: integers 2-5$"),
     ("benchmark", ["--players", "2,7"], r"^--players '2,7'; allowed for keine_ahnung_v0: comma-separated player counts, "
                                         r"integers 2-5$"),
@@ -251,3 +251,138 @@ def test_shared_checks_name_the_argument_and_what_is_allowed():
     assert cli.split_specs("--agents", " greedy, ,counter ") == ["greedy", "counter"]
     with pytest.raises(cli.UsageError, match=r"^--agents ''; allowed: comma-separated agent specs"):
         cli.split_specs("--agents", "")
+
+
+# ------------------------------------------------------------------ abbreviations, hints, help, legends
+
+
+def _console_help(name: str) -> str:
+    """``keine-ahnung NAME --help`` as printed."""
+    import contextlib
+    import io
+
+    from training import console
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert console.main([name, "--help"]) == 0
+    return out.getvalue()
+
+
+def _help_entries(text: str) -> dict[str, str]:
+    """``{option: its help text}`` of a ``--help`` output (an entry runs until the next option)."""
+    entries: dict[str, str] = {}
+    current = None
+    for line in text.split("\n\nexamples:")[0].splitlines():
+        match = re.match(r"^  (-[-\w]+|[A-Z]+)", line)
+        if match:
+            current = match.group(1)
+            entries[current] = line
+        elif current and line.startswith("   "):
+            entries[current] += " " + line.strip()
+        else:
+            current = None
+    return entries
+
+
+def _subcommands() -> list[str]:
+    import importlib
+
+    from training import console
+
+    names = []
+    for name, (module, _) in console.COMMANDS.items():
+        try:
+            importlib.import_module(module)
+        except ImportError:  # an optional extra (train_rllib: ray) that is not installed
+            continue
+        names.append(name)
+    return names
+
+
+@pytest.mark.parametrize("name", _subcommands())
+def test_no_command_takes_an_abbreviated_long_option(name, capsys):
+    """``--game 100`` is an unrecognized argument, never ``--games 100``: every command's longest
+    option, one letter short, is refused as unrecognized before any work starts."""
+    from training import console
+
+    options = [o for o in _help_entries(_console_help(name)) if o.startswith("--")]
+    assert options, name
+    longest = max(options, key=len)
+    short = longest[:-1]
+    assert short not in options
+    positional = ["replay.json"] if name == "replay" else []
+    assert console.main([name, *positional, short, "1"]) == 2
+    err = capsys.readouterr().err
+    assert re.fullmatch(rf"error: unrecognized argument\(s\) {re.escape(short)} 1; allowed: the options that "
+                        rf"keine-ahnung {name} --help lists \(did you mean {re.escape(longest)}\?\)\n", err), err
+
+
+def test_game_is_not_games(capsys):
+    from training import evaluate
+
+    with pytest.raises(SystemExit) as exit_:
+        cli.run_command(evaluate.main, ["--game", "100"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == ("error: unrecognized argument(s) --game 100; allowed: the options that "
+                                       "python -m training.evaluate --help lists (did you mean --games?)\n")
+
+
+def test_a_mistyped_subcommand_gets_a_did_you_mean(capsys):
+    from training import console
+
+    names = ", ".join(console.COMMANDS)
+    assert console.main(["evalute"]) == 2
+    assert capsys.readouterr().err == (f"error: command 'evalute' (did you mean 'evaluate'?); allowed: {names} "
+                                       "(keine-ahnung --help lists them)\n")
+    assert console.main(["benchmark-agents"]) == 2
+    assert "(did you mean 'benchmark_agents'?)" in capsys.readouterr().err
+    assert console.main(["chess"]) == 2
+    assert "did you mean" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", _subcommands())
+def test_every_default_is_printed_once(name):
+    entries = _help_entries(_console_help(name))
+    assert entries
+    for option, text in entries.items():
+        assert len(re.findall(r"\(default[ :]", text)) <= 1, (option, text)
+    if name == "replay":
+        assert entries["--from-move"].endswith("first position drawn (default 0)")
+    if name == "evaluate":
+        assert entries["--games"].endswith("(default: 2000)")  # a default the help text does not name is still shown
+
+
+def test_every_games_statistics_columns_have_a_legend_under_the_table():
+    from keine_ahnung_env import registry
+    from training.tournament import play_tournament
+
+    for game in registry.games():
+        import agents
+
+        result = play_tournament([agents.make("random", game=game, seed=1)], num_players=2, games=2, env=game)
+        columns = result.columns
+        assert columns, game
+        lines = result.table().splitlines()
+        assert lines[-1] == result.legend()
+        for column in columns:
+            meaning = (column.long_header or column.header).replace("/game", " per game")
+            assert f"{column.header} = {meaning}" in lines[-1]
+    dnp = play_tournament([agents.make("random", game="dnp_v0", seed=1)], num_players=2, games=2, env="dnp_v0")
+    assert "A/g = sets played per game" in dnp.legend() and "D/g = hands turned per game" in dnp.legend()
+
+
+def test_fewer_agents_than_seats_fill_the_table_and_say_so(capsys):
+    """The rule (``training/tournament.py``): the list is repeated to fill every table, so the first
+    agents hold more seats; the command says so on stderr. As many agents as seats: no note."""
+    from training import evaluate
+
+    result = evaluate.run(["--env", "dnp_v0", "--players", "3", "--agents", "random,random", "--games", "6",
+                           "--no-progress"])
+    captured = capsys.readouterr()
+    assert captured.err == ("note: 2 agents for 3 seats: the list is repeated to fill every table, so every game "
+                            "has random in 2, random#2 in 1 of its seats (name 3 agents for one seat each)\n")
+    assert [a.games for a in sorted(result.agents, key=lambda a: a.name)] == [12, 6]
+    assert "columns: pts = mean points, A/g = sets played per game" in captured.out
+    evaluate.run(["--env", "dnp_v0", "--players", "2", "--agents", "random,random", "--games", "2", "--no-progress"])
+    assert capsys.readouterr().err == ""
