@@ -5,8 +5,8 @@ prints dnp's own statistics and ``training.play`` plays a whole game against the
 from __future__ import annotations
 
 import io
-import itertools
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -58,10 +58,11 @@ def test_evaluate_prints_dnps_own_statistics(tmp_path, capsys):
 def test_play_plays_a_whole_game_against_the_heuristics():
     from training import play as play_module
 
-    lines = itertools.chain(["what?"], itertools.repeat("0"))  # a bad line, then always the first legal move
-    out = io.StringIO()
+    from play_keys import first_moves
+
+    out = io.StringIO()  # a bad line, then always the first legal move
     result = play_module.play(play_module.Args(env="dnp_v0", opponents="shedder,tactician", seat=1, seed=2),
-                              read=lambda: next(lines), out=out)
+                              read=first_moves(out, ["what?"]), out=out)
     text = out.getvalue()
     assert not result["quit"] and "Game over. Scores:" in text and "'what?' is not one of your moves" in text
-    assert "Your moves: [0] SELECT_" in text and "your hand (value(other value) #card id" in text
+    assert "Your moves: select card: " in text and re.search(r"> you +0 points · hand #\d+ \d+\(\d+\)", text)

@@ -3,6 +3,7 @@ bad files refused with clear errors, turned into GIFs by ``training.replay``."""
 
 from __future__ import annotations
 
+import io
 import json
 import pickle
 
@@ -114,9 +115,11 @@ def test_files_that_are_not_replays_are_refused(tmp_path):
 
 
 def test_play_records_the_game_it_played(tmp_path):
-    moves = iter(["0"] * 10_000)
+    from play_keys import first_moves
+
+    out = io.StringIO()
     result = play.play(play.Args(env="dnp_v0", opponents="tactician", seat=1, seed=9, record=str(tmp_path)),
-                       read=lambda: next(moves), out=open("/dev/null", "w"))
+                       read=first_moves(out), out=out)
     (path,) = list_replays(tmp_path)
     replay = Replay.load(path)
     assert path.name == "dnp_v0_2p_seed9_game000000.json"
@@ -125,7 +128,7 @@ def test_play_records_the_game_it_played(tmp_path):
 
 
 def test_play_records_a_game_left_early(tmp_path):
-    lines = iter(["0", "q"])
+    lines = iter(["r0", "q"])
     result = play.play(play.Args(env="keine_ahnung_v0", opponents="greedy", seed=2, record=str(tmp_path)),
                        read=lambda: next(lines), out=open("/dev/null", "w"))
     replay = Replay.load(list_replays(tmp_path)[0])

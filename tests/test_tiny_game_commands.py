@@ -9,7 +9,6 @@ run in-process and know it through the registry alone.
 from __future__ import annotations
 
 import io
-import itertools
 import json
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import numpy as np
 import pytest
 
 import tiny_game
+from play_keys import first_moves
 from keine_ahnung_env import registry
 
 
@@ -103,13 +103,12 @@ def test_play_plays_a_whole_game_of_the_test_game(trained):
     from training import play as play_module
 
     for opponents in ("high_card", f"ppo:{trained['checkpoint']}", "random,high_card"):
-        lines = itertools.chain(["what?"], itertools.repeat("0"))  # a bad line, then always the first legal move
-        out = io.StringIO()
+        out = io.StringIO()  # a bad line, then always the first legal move
         result = play_module.play(play_module.Args(env="tiny_v0", opponents=opponents, seat=1, seed=2),
-                                  read=lambda: next(lines), out=out)
+                                  read=first_moves(out, ["what?"]), out=out)
         text = out.getvalue()
         assert not result["quit"] and "Game over. Scores:" in text and "'what?' is not one of your moves" in text
-        assert "Your moves: [0] PLAY_" in text and "your hand: " in text
+        assert "Your moves: moves: play_" in text and "your hand: " in text
         assert len(result["scores"]) == opponents.count(",") + 2
 
 

@@ -1,15 +1,16 @@
 """The terminal side of ``training.play``: colour where the terminal has it, and each game's view.
 
-A game's terminal view lives in its ``render.py`` as ``terminal_view(spec)`` (an object with ``keys``,
-``group``, ``table``, ``decision``, ``details``, ``describe`` and ``LEGEND``; see
-``keine_ahnung_env/games/keine_ahnung/render.py``). A game without one is shown through the generic
-:class:`PlainView`: its observation text and its action names.
+A game's terminal view lives beside its ``GameSpec.describe_move`` (in its ``render.py``) as
+``terminal_view(spec[, seat])``: an object with ``keys`` (action id -> the key typed for it, derived
+from the id so it never changes meaning), ``group``, ``table``, ``decision``, ``details``, ``describe``
+and ``LEGEND`` (``keine_ahnung_env/games/keine_ahnung/render.py`` is the example). A game without
+one is shown through the generic :class:`PlainView`: its observation text and its action names.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
+import sys
 from typing import Any, Callable, TextIO
 
 ANSI = {
@@ -77,23 +78,19 @@ class PlainView:
 
 def view_for(spec: Any, core: Any, seat: int = 0) -> Any:
     """The terminal view of ``spec``'s game for ``seat``: ``terminal_view(spec[, seat])`` of the
-    ``render`` module beside the module of its core (bound to ``core`` where the view has ``bind``),
-    else :class:`PlainView`."""
-    package = type(core).__module__.rpartition(".")[0]
-    if package:
-        try:
-            module = importlib.import_module(package + ".render")
-        except ImportError:
-            module = None
-        if module is not None and hasattr(module, "terminal_view"):
-            try:
-                view = module.terminal_view(spec, seat)
-            except TypeError:  # a view the same for every seat
-                view = module.terminal_view(spec)
-            if hasattr(view, "bind"):
-                view.bind(core)
-            return view
-    return PlainView(spec)
+    module of the game's text views, the one that holds its ``GameSpec.describe_move`` (bound to
+    ``core`` where the view has ``bind``); :class:`PlainView` for a game without one."""
+    describe = getattr(spec, "describe_move", None)
+    module = sys.modules.get(getattr(describe, "__module__", None) or "")
+    if module is None or not hasattr(module, "terminal_view"):
+        return PlainView(spec)
+    try:
+        view = module.terminal_view(spec, seat)
+    except TypeError:  # a view the same for every seat
+        view = module.terminal_view(spec)
+    if hasattr(view, "bind"):
+        view.bind(core)
+    return view
 
 
 def moves_line(view: Any, legal: list[int], paint: Callable[[str, str], str]) -> str:

@@ -86,6 +86,7 @@ dnp: be the first to play out your hand. A set is one or more cards of the same 
 A turn is one action: A play a set from your hand (select its cards, then p); a set of the same
 size on the table must be beaten by a higher value. B add one selected card to another player's
 set of its value (a + seat). C take another player's set into your hand, turned (t + seat).
+With two players a and t name the opponent's area instead: a1, a2, t1, t2.
 D turn your whole hand (turn). Cards that come into a hand are turned: the other value counts.
 The first to empty their hand scores 2 points, the second 1; the first to the target wins."""
 
@@ -128,8 +129,8 @@ The first to empty their hand scores 2 points, the second 1; the first to the ta
         if A == 2 and not core.done[b]:
             head += f" · {label(int(core.current[b]))} to move in area {int(core.area[b]) + 1}"
         gone = int((core.card_loc[b] == LOC_DISCARD).sum())
-        lines = [f"{self.spec.title} · {head} · {gone} cards discarded this round · first to "
-                 f"{core.rules.win_rounds if P == 2 else core.rules.win_points} {unit} wins"]
+        goal = f"win {core.rules.win_rounds} rounds" if P == 2 else f"reach {core.rules.win_points} points"
+        lines = [f"{self.spec.title} · {head} · {gone} cards discarded this round · first to {goal} wins"]
         width = max(len(label(s)) for s in range(P))
         for rel in range(P):
             p = (seat + rel) % P
@@ -155,12 +156,22 @@ The first to empty their hand scores 2 points, the second 1; the first to the ta
 
     def decision(self, core, seat: int, legal) -> str:
         L = core.actions
+        target = "area" if L.areas == 2 else "seat"
+        kinds = {self.group(a) for a in legal}
+        words = []
         if core.sel_count[0] > 0:
-            n, v = int(core.sel_count[0]), int(core.sel_value[0])
-            more = "select more cards of that value, " if any(a < L.num_cards for a in legal) else ""
-            add = " or add it to a set (a + seat)" if any(L.add_base <= a < L.take_base for a in legal) else ""
-            return f"selected {n} x {v}: {more}play the selection (p){add}"
-        return "select cards for a set (their numbers), take a set (t + seat) or turn your hand (turn)"
+            head = f"selected {int(core.sel_count[0])} x {int(core.sel_value[0])}: "
+            if "select card" in kinds:
+                words.append("select more cards of that value")
+        else:
+            head = ""
+            if "select card" in kinds:
+                words.append("select cards for a set (their numbers)")
+        for kind, text in (("play", "play the selection (p)"), ("add to", f"add it to a set (a + {target})"),
+                           ("take", f"take a set (t + {target})"), ("turn hand", "turn your hand (turn)")):
+            if kind in kinds:
+                words.append(text)
+        return head + (", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else "".join(words))
 
     def details(self, core, seat: int, observation_text: str) -> str:
         """The cards discarded this round (``u``)."""

@@ -159,8 +159,9 @@ allow it); a pile's name (rd5) places the waiting card on that pile."""
             tops[int(face)] = tops.get(int(face), 0) + 1
         piles = [paint(face_code(f), _colour_of_face(f)) + (f" x{n}" if n > 1 else "") for f, n in tops.items()]
         lines.append("Piles: " + ("  ".join(piles) if piles else "none"))
-        lines.append(" " * 12 + "slot " + "   ".join(f"{s:<3}" for s in range(SLOTS)))
         width = max(len(label(s)) for s in range(P))
+        numbers = [f"{s:<5}" for s in range(SLOTS)]
+        lines.append(f"  {'slot':<{width}}   {' '.join(numbers[:3])}   {' '.join(numbers[3:])}")
         for rel in range(P):
             s = (seat + rel) % P
             cells = []
