@@ -146,12 +146,14 @@ def test_every_training_argument_is_documented():
 
 
 def test_play_driven_by_scripted_input():
-    lines = iter(["nonsense", "0"] + ["0"] * 400)
+    from play_keys import first_moves
+
     out = io.StringIO()
-    result = play_module.play(play_module.Args(opponents="greedy", seed=1), read=lambda: next(lines), out=out)
+    result = play_module.play(play_module.Args(opponents="greedy", seed=1), read=first_moves(out, ["nonsense"]),
+                              out=out)
     text = out.getvalue()
     assert "is not one of your moves" in text
-    assert "Your moves: [0]" in text and "Since your last move:" in text and "seat 1 (greedy)" in text
+    assert "Your moves: reveal: r0 r1" in text and "Since your last move:" in text and "seat 1 (greedy)" in text
     assert not result["quit"] and "Game over. Scores:" in text
     # Only what seat 0 may see: face-down cards show as ??, the draw pile's order never appears.
     assert "??" in text and "top first" not in text
