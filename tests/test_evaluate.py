@@ -193,9 +193,11 @@ def test_play_any_registered_game_names_moves_without_a_describer():
 
     _stripped_game("plain_v0")
     try:
+        from play_keys import first_moves
+
         out = io.StringIO()
-        lines = iter(["0"] * 400)
-        result = play.play(play.Args(env="plain_v0", opponents="random", seed=2), read=lambda: next(lines), out=out)
+        result = play.play(play.Args(env="plain_v0", opponents="random", seed=2), read=first_moves(out, limit=400),
+                           out=out)
         text = out.getvalue()
         assert not result["quit"] and "Game over. Scores:" in text
         assert "seat 1 (random): REVEAL_" in text and "(fits)" not in text  # the action's name only
