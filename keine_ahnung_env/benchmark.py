@@ -807,8 +807,7 @@ def check_args(args: argparse.Namespace) -> argparse.Namespace:
     unknown = [n for n in names if n not in SECTIONS]
     if unknown or not names:
         raise UsageError(f"--sections {args.sections!r}: unknown section(s) {', '.join(unknown) or '(none given)'}; "
-                         f"allowed: comma-separated, from {', '.join(SECTIONS)} (a profile of the step: "
-                         "research/profile.py in the repository)")
+                         f"allowed: comma-separated, from {', '.join(SECTIONS)}")
     args.sections = names
     game = registry.game("keine_ahnung_v0")  # the sections measure Keine Ahnung's engine
     args.players = _int_list("--players", args.players,

@@ -72,7 +72,7 @@ MORE_MISTAKES = [
     ("benchmark", ["--players", "2,7"], r"^--players '2,7'; allowed for keine_ahnung_v0: comma-separated player counts, "
                                         r"integers 2-5$"),
     ("benchmark", ["--sections", "core,gpu"], r"^--sections 'core,gpu': unknown section\(s\) gpu; allowed: "
-                                              r"comma-separated, from compile, core, aec, sb3, profile$"),
+                                              r"comma-separated, from compile, core, aec, sb3$"),
     # An incompatible checkpoint: the shipped 4-player agent at a 3-player table.
     ("evaluate", ["--players", "3", "--agents", "ppo_4p,counter"],
      r"^--agents 'ppo_4p': checkpoint .*keine_ahnung_v0_4p_advice_tuned.zip was trained for 4 players, not 3$"),
