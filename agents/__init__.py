@@ -336,12 +336,18 @@ def parse_spec(spec: str, game: str = DEFAULT_GAME) -> tuple[str, dict[str, Any]
     return name, kwargs
 
 
-def make(name: str, game: str = DEFAULT_GAME, seed: int | None = None, **kwargs: Any):
+def make(name: str, game: str | None = None, seed: int | None = None, **kwargs: Any):
     """Builds the agent registered as ``name`` (or a spec such as ``"risk_caller:0.6"``) for ``game``.
 
-    Keyword arguments go to the agent's constructor (they override spec arguments). Raises ValueError
-    for an unknown game or agent name (listing what is available) and for bad arguments.
+    ``game`` omitted: the game a path agent's spec names (``ppo:m.zip:env=gap_v0:players=3``), else
+    ``keine_ahnung_v0``. Keyword arguments go to the agent's constructor (they override spec
+    arguments). Raises ValueError for an unknown game or agent name (listing what is available) and
+    for bad arguments.
     """
+    if game is None:
+        named = re.search(r":env=([^:]+)", name) if isinstance(name, str) \
+            and name.strip().split(":")[0] in PATH_AGENTS else None
+        game = named.group(1).strip() if named else DEFAULT_GAME
     if is_user_spec(name, game):
         module, attribute, spec_kwargs = _parse_user_spec(name)
         spec_kwargs.update(kwargs)

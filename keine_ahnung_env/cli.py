@@ -146,7 +146,8 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescript
     examples keep their lines."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.nargs == 0 or action.default in (None, "", [], ()) or "%(default)" in (action.help or ""):
+        # A help text that already states its default ("(default 0)", "(default: the end)") keeps it once.
+        if action.nargs == 0 or action.default in (None, "", [], ()) or re.search(r"\(default[ :]", action.help or ""):
             return action.help
         return super()._get_help_string(action)
 
@@ -169,6 +170,8 @@ class Parser(argparse.ArgumentParser):
         if examples:
             epilog = "examples:\n" + "\n".join(f"  {prog} {example}".rstrip() for example in examples)
         kwargs.setdefault("formatter_class", HelpFormatter)
+        # No abbreviated long options: "--game 100" must not quietly mean "--games 100".
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(prog=prog, description=description, epilog=epilog, **kwargs)
 
     def error(self, message: str):  # type: ignore[override]

@@ -299,7 +299,7 @@ def test_sb3_vec_env_rejects_bad_input_and_goes_on(variant):
     ("risk_caller:nan", r"threshold=nan; allowed"),
     ("risk_caller:0.5:0.7", r"takes: threshold"),
     ("ppo", r"needs path="),
-    ("ppo:/nonexistent/model.zip", r"no sidecar"),
+    ("ppo:/nonexistent/model.zip", r"^no such file: /nonexistent/model.zip$"),
 ])
 def test_agents_make_rejects_bad_names_and_arguments(spec, match):
     with pytest.raises(ValueError, match=match):

@@ -185,8 +185,16 @@ class TournamentResult:
     def _ranked(self) -> list[AgentResult]:
         return sorted(self.agents, key=lambda r: -r.win_rate)
 
+    def legend(self) -> str:
+        """One line naming the game's own statistics columns of :meth:`table` (``A/g = sets played per
+        game, ...``); empty for a game without them."""
+        if not self.columns:
+            return ""
+        return "columns: " + ", ".join(f"{c.header} = {(c.long_header or c.header).replace('/game', ' per game')}"
+                                       for c in self.columns)
+
     def table(self) -> str:
-        """A plain-text table, highest win rate first."""
+        """A plain-text table, highest win rate first, and the :meth:`legend` of the game's columns below it."""
         widths = [max(len(c.header), 5) for c in self.columns]
         head = " ".join([f"{'agent':<22} {'games':>6} {'win%':>6} {'95% CI':>13} {'score':>6}"]
                         + [f"{c.header:>{w}}" for c, w in zip(self.columns, widths)]
@@ -198,6 +206,8 @@ class TournamentResult:
             lines.append(" ".join(
                 [f"{a.name:<22} {a.games:>6d} {100 * a.win_rate:6.1f} {f'[{100 * low:.1f}, {100 * high:.1f}]':>13} "
                  f"{a.mean_score:6.2f}"] + cells + [f"{a.mu:6.2f} {a.sigma:5.2f} {a.ordinal:7.2f}"]))
+        if self.columns:
+            lines.append(self.legend())
         return "\n".join(lines)
 
     def markdown(self) -> str:
