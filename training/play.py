@@ -36,7 +36,7 @@ EXAMPLES = (
 
 @dataclasses.dataclass
 class Args:
-    """Play a seat yourself against bot opponents."""
+    """Play a seat yourself against bot opponents: type a move's key; in the game ? explains the table, q leaves."""
 
     env: str = DEFAULT_GAME
     """the game: any registered one (keine_ahnung_v0, ...)"""
@@ -218,7 +218,12 @@ def _interrupt_after():
 def main(argv: list[str] | None = None) -> None:
     """Entry point of ``python -m training.play``; bad arguments raise ValueError (one line and exit
     status 2 on the command line)."""
-    play(parse_dataclass(Args, argv, prog=PROG, examples=EXAMPLES))
+    args = parse_dataclass(Args, argv, prog=PROG, examples=EXAMPLES)
+    try:
+        play(args)
+    except KeyboardInterrupt:  # before the first deal (during the game, play itself leaves cleanly)
+        print("\nInterrupted before the game began.", file=sys.stderr)
+        raise SystemExit(130) from None
 
 
 if __name__ == "__main__":

@@ -200,6 +200,8 @@ a card alone (rd6) hides it at the start of a round; l or r places the turned-up
         def after(core) -> str:
             if action >= ACTION_FLIP_BASE:
                 return f"no gap: turned up {card_code(pending)} onto the {PILE_NAMES[action - ACTION_FLIP_BASE]} pile"
+            if action >= ACTION_HIDE_BASE and label(seat) == "you":  # only you saw which card
+                return f"lays {card_code(action - ACTION_HIDE_BASE)} face down as a hidden card"
             if action >= ACTION_HIDE_BASE or action == ACTION_PASS:
                 return plain(core)
             card, pile = divmod(action, 2)
