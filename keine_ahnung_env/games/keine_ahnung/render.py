@@ -160,7 +160,7 @@ allow it); a pile's name (rd5) places the waiting card on that pile."""
         piles = [paint(face_code(f), _colour_of_face(f)) + (f" x{n}" if n > 1 else "") for f, n in tops.items()]
         lines.append("Piles: " + ("  ".join(piles) if piles else "none"))
         width = max(len(label(s)) for s in range(P))
-        numbers = [f"{s:<5}" for s in range(SLOTS)]
+        numbers = [f"{s:<6}" for s in range(SLOTS)]
         lines.append(f"  {'slot':<{width}}   {' '.join(numbers[:3])}   {' '.join(numbers[3:])}")
         for rel in range(P):
             s = (seat + rel) % P
@@ -168,12 +168,12 @@ allow it); a pile's name (rd5) places the waiting card on that pile."""
             for slot in range(SLOTS):
                 card = int(core.layout[b, s, slot])
                 if card < 0:
-                    cells.append(f"{'--':<5}")
+                    cells.append(f"{'--':<6}")
                 elif core.card_known[b, card] and core.rules.memory == "perfect":
                     text = f"({card_code(t, card)})"
-                    cells.append(paint(text, _colour_of(t, card)) + " " * max(0, 5 - len(text)))
+                    cells.append(paint(text, _colour_of(t, card)) + " " * max(0, 6 - len(text)))
                 else:
-                    cells.append(f"{'??':<5}")
+                    cells.append(f"{'??':<6}")
             marker = ">" if s == core.current[b] and phase != Phase.OVER else " "
             who = paint(f"{label(s):<{width}}", "you" if s == seat else "seat")
             points = f" ({int(core.trophy_points[b, s])} pts)" if s == seat else ""
@@ -182,7 +182,8 @@ allow it); a pile's name (rd5) places the waiting card on that pile."""
                          f"({int(core.prize_points[b, s])} pts)")
         if core.pending[b] >= 0:
             slot = int(core.pending_slot[b])
-            source = f"from {label(int(core.current[b]))} slot {slot}" if slot >= 0 else "from the draw pile"
+            owner = "your" if int(core.current[b]) == seat else f"{label(int(core.current[b]))}'s"
+            source = f"from {owner} slot {slot}" if slot >= 0 else "from the draw pile"
             lines.append(f"Waiting for a pile: {code(int(core.pending[b]))} ({source})")
         return "\n".join(lines)
 
@@ -201,9 +202,14 @@ allow it); a pile's name (rd5) places the waiting card on that pile."""
 
     def details(self, core, seat: int, observation_text: str) -> str:
         """The long lists a seat may look up (``u``): the cards not seen yet, set aside, below the tops."""
+        import re
+
         lines = observation_text.splitlines()
         start = next((i for i, line in enumerate(lines) if line.startswith("Unknown cards")), len(lines))
-        return "\n".join(lines[start:]) or "Nothing more to show."
+        text = "\n".join(lines[start:]) or "Nothing more to show."
+        # the observation counts seats from the viewer (+1 is the next seat); the table names them
+        P = core.num_players
+        return re.sub(r"\+(\d+) slot", lambda m: f"seat {(seat + int(m.group(1))) % P} slot", text)
 
     def describe(self, core, seat: int, action: int, label):
         """What everybody saw ``seat`` do, in words (call before the move; call the result after it)."""
