@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from play_keys import first_key
 
@@ -164,3 +165,20 @@ def test_q_ctrl_c_and_ctrl_d_leave_cleanly_and_write_the_replay(leave, colour, t
     replay = json.loads(path.read_text())
     assert not replay["finished"] and replay["actions"]
     assert replay["agents"] == ["you", "greedy", "counter"]
+
+
+@pytest.mark.parametrize("game, players", [("keine_ahnung_v0", 4), ("gap_v0", 3), ("dnp_v0", 2), ("dnp_v0", 5)])
+def test_every_action_has_its_own_key_whatever_the_state(game, players):
+    from keine_ahnung_env import registry
+    from training.terminal import PlainView, view_for
+
+    spec = registry.game_spec(game, players)
+    core = spec.make_core(1, 0)
+    for seat in range(players):
+        view = view_for(spec, core, seat)
+        assert not isinstance(view, PlainView)
+        keys = [view.keys[a] for a in range(spec.num_actions)]
+        assert len(set(keys)) == spec.num_actions  # one key per action id, no key for two
+        assert not {"?", "q", "u", "t", "h", "help", "quit"} & set(keys)  # the commands stay commands
+        core.step(np.flatnonzero(core.legal_mask[0])[:1])  # another state: the keys do not move
+        assert [view_for(spec, core, seat).keys[a] for a in range(spec.num_actions)] == keys
