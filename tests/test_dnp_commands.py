@@ -65,4 +65,4 @@ def test_play_plays_a_whole_game_against_the_heuristics():
                               read=first_moves(out, ["what?"]), out=out)
     text = out.getvalue()
     assert not result["quit"] and "Game over. Scores:" in text and "'what?' is not one of your moves" in text
-    assert "Your moves: select card: " in text and re.search(r"> you +0 points · hand #\d+ \d+\(\d+\)", text)
+    assert "Your moves: select card: " in text and re.search(r"> you +0 points; hand #\d+ \d+\(\d+\)", text)

@@ -94,11 +94,11 @@ def view_for(spec: Any, core: Any, seat: int = 0) -> Any:
 
 
 def moves_line(view: Any, legal: list[int], paint: Callable[[str, str], str]) -> str:
-    """The legal moves as their keys, grouped by kind: ``reveal: r0 r2 r5 · call: c``."""
+    """The legal moves as their keys, grouped by kind: ``reveal: r0 r2 r5; call: c``."""
     groups: dict[str, list[str]] = {}
     for action in legal:
         groups.setdefault(view.group(action), []).append(paint(view.keys[action], "key"))
-    return " · ".join(f"{kind}: {' '.join(keys)}" for kind, keys in groups.items())
+    return "; ".join(f"{kind}: {' '.join(keys)}" for kind, keys in groups.items())
 
 
 COMMANDS = """\

@@ -125,12 +125,12 @@ The first to empty their hand scores 2 points, the second 1; the first to the ta
         """The table as ``seat`` sees it: its own hand, the cards of others everybody saw, every set."""
         b, P, A = 0, core.num_players, core.rules.areas
         unit = "round wins" if P == 2 else "points"
-        head = f"round {int(core.rounds[b]) + 1} · move {int(core.turn[b]) + 1}"
+        head = f"round {int(core.rounds[b]) + 1}, move {int(core.turn[b]) + 1}"
         if A == 2 and not core.done[b]:
-            head += f" · {label(int(core.current[b]))} to move in area {int(core.area[b]) + 1}"
+            head += f", {label(int(core.current[b]))} to move in area {int(core.area[b]) + 1}"
         gone = int((core.card_loc[b] == LOC_DISCARD).sum())
         goal = f"win {core.rules.win_rounds} rounds" if P == 2 else f"reach {core.rules.win_points} points"
-        lines = [f"{self.spec.title} · {head} · {gone} cards discarded this round · first to {goal} wins"]
+        lines = [f"{self.spec.title}, {head}, {gone} cards discarded this round, first to {goal} wins"]
         width = max(len(label(s)) for s in range(P))
         for rel in range(P):
             p = (seat + rel) % P
@@ -150,8 +150,8 @@ The first to empty their hand scores 2 points, the second 1; the first to the ta
                 sets.append(" ".join(card_text(core, b, c) for c in on) or "-")
             marker = ">" if p == core.current[b] and not core.done[b] else " "
             who = paint(f"{label(p):<{width}}", "you" if p == seat else "seat")
-            lines.append(f"{marker} {who}  {int(core.points[b, p])} {unit}{' (out)' if core.out[b, p] else ''} · "
-                         f"{hand_text} · set{'s' if A == 2 else ''}: {' | '.join(sets)}")
+            lines.append(f"{marker} {who}  {int(core.points[b, p])} {unit}{' (out)' if core.out[b, p] else ''}; "
+                         f"{hand_text}; set{'s' if A == 2 else ''}: {' | '.join(sets)}")
         return "\n".join(lines)
 
     def decision(self, core, seat: int, legal) -> str:

@@ -152,8 +152,8 @@ a card alone (rd6) hides it at the start of a round; l or r places the turned-up
         rounds = core.rules.rounds
         draw = int(core.draw_len[b] - core.draw_pos[b])
         under = int((core.card_loc[b] == LOC_UNDER).sum())
-        lines = [f"{self.spec.title} · round {min(int(core.round[b]) + 1, rounds)} of {rounds} · dealer "
-                 f"{label(int(core.dealer[b]))} · draw pile {draw} · {under} below the pile tops"]
+        lines = [f"{self.spec.title}, round {min(int(core.round[b]) + 1, rounds)} of {rounds}, dealer "
+                 f"{label(int(core.dealer[b]))}, draw pile {draw}, {under} below the pile tops"]
         if phase == Phase.HIDE:
             lines.append("Piles: not laid yet (everybody is choosing hidden cards)")
         else:
@@ -170,11 +170,11 @@ a card alone (rd6) hides it at the start of a round; l or r places the turned-up
             who = paint(f"{label(s):<{width}}", "you" if s == seat else "seat")
             if s == seat:
                 hand = core.hand(b, s)
-                text = (f"hand {' '.join(code(c) for c in hand) or '-'} ({stars(hand)} stars) · hidden "
+                text = (f"hand {' '.join(code(c) for c in hand) or '-'} ({stars(hand)} stars); hidden "
                         f"{' '.join(code(c) for c in core.hidden(b, s)) or '-'}")
             else:
                 text = f"{int(core.hand_count[b, s])} in hand, {int(core.hidden_count[b, s])} hidden"
-            lines.append(f"{marker} {who}  {text} · score {int(core.score[b, s])}")
+            lines.append(f"{marker} {who}  {text}; score {int(core.score[b, s])}")
         return "\n".join(lines)
 
     def decision(self, core, seat: int, legal) -> str:

@@ -152,7 +152,7 @@ allow it); a pile's name (rd5) places the waiting card on that pile."""
         left = t.num_trophies - int(core.trophy_pos[b])
         aside = int((core.card_loc[b] == LOC_ASIDE).sum())
         draw = int(core.draw_len[b] - core.draw_pos[b])
-        lines = [f"{self.spec.title} · turn {int(core.turn[b])} · draw pile {draw} · set aside {aside} · "
+        lines = [f"{self.spec.title}, turn {int(core.turn[b])}, draw pile {draw}, set aside {aside}, "
                  f"trophies left {left}"]
         tops: dict[int, int] = {}
         for face in core.pile_face[b, : core.pile_count[b]]:
