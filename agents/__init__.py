@@ -11,7 +11,9 @@ Every agent has one batched method ``act(observation [B, O], action_mask [B, A])
 
 Where agents come from: ``random`` and ``ppo`` (a trained checkpoint) serve every game; each game's
 heuristic agents live in the game's folder and are declared in its spec (``GameSpec.agents``; Keine
-Ahnung: ``keine_ahnung_env/games/keine_ahnung/agents.py``); :func:`register` adds more for a game.
+Ahnung: ``keine_ahnung_env/games/keine_ahnung/agents.py``), and the named agents it ships (trained
+models, a tuned search: Keine Ahnung's ``ppo_4p``, ``advantage_4p``, ``ismcts_4p``, ...) in its
+declaration (``GameDeclaration.presets``, ``games/<game>/game.py``); :func:`register` adds more for a game.
 ``game=`` takes any game of :mod:`keine_ahnung_env.registry`.
 
 Player count: the heuristic Keine Ahnung agents infer it from the observation width on every call,
@@ -63,12 +65,14 @@ import inspect
 import re
 from typing import Any, Callable
 
+from keine_ahnung_env import registry
+
 from .base import Agent, RandomAgent, batched, sample_masked
 
 __all__ = ["Agent", "RandomAgent", "sample_masked", "batched", "make", "available", "describe", "parse_spec",
            "register", "unregister", "is_user_spec", "installed_entry_points", "ENTRY_POINT_GROUP"]
 
-DEFAULT_GAME = "keine_ahnung_v0"
+DEFAULT_GAME = registry.DEFAULT_GAME
 ENTRY_POINT_GROUP = "keine_ahnung_env.agents"
 """The entry-point group under which installed packages publish agents (name -> factory)."""
 PATH_AGENTS = ("ppo", "rllib", "advantage")
@@ -126,8 +130,6 @@ def unregister(name: str, game: str | None = DEFAULT_GAME) -> None:
 
 
 def _game_entry(game: str):
-    from keine_ahnung_env import registry
-
     return registry.game(game)  # ValueError listing the registered games
 
 
@@ -167,9 +169,10 @@ def _entry_points() -> dict[str, _Entry]:
 
 def _check_game(game: str) -> dict[str, _Entry]:
     """Every agent offered for ``game``: installed packages' entry points, then the common ones, the
-    game's own (its spec) and added ones (a later one wins a name)."""
+    game's own (its heuristics, ``GameSpec.agents``, and its presets, ``GameDeclaration.presets``) and
+    added ones (a later one wins a name)."""
     entry = _game_entry(game)
-    own = entry.spec().agents
+    own = {**entry.spec().agents, **entry.presets}
     table = _entry_points()
     table.update(_COMMON)
     table.update({name: _Entry(info.factory, tuple(info.positional), info.description) for name, info in own.items()})
@@ -394,17 +397,5 @@ register("rllib", "agents.rllib:make_agent", game=None, positional=("path",),
          description="a policy trained on Ray RLlib (training.train_rllib's .npz export)")
 register("advantage", "agents.advantage:make_agent", game=None, positional=("path",),
          description="a heuristic overruled by a network of roll-out advantages (training.advantage's model)")
-register("advantage_4p", "agents.advantage:make_shipped_agent",
-         description="the shipped 4-player advantage models: counter_tuned, its calls and its kept-back known "
-                     "fitting cards overruled by roll-out values (the strongest agent)")
-register("advantage_4p_call", "agents.advantage:make_shipped_call_agent",
-         description="the shipped 4-player advantage model of wave 12: counter_tuned, its calls overruled by roll-out values")
 register("ismcts", "agents.ismcts:make_agent", game=None,
          description="determinized search over belief-sampled states, counter roll-outs (agents/ismcts.py)")
-register("ismcts_4p", "agents.ismcts:make_search_4p_agent",
-         description="the 4-player search agent: ismcts over advantage_4p's move at every decision, counter_tuned "
-                     "roll-outs against counters (agents.ismcts.SEARCH_4P)")
-register("ppo_4p", "agents.ppo:make_ready_agent",
-         description="the shipped 4-player PPO agent (counter_tuned's advice; 25.8% against three counters)")
-register("ppo_4p_v1", "agents.ppo:make_earlier_agent",
-         description="the 4-player PPO agent shipped before wave 8 (counter's advice; the benchmark protocol's line-up)")

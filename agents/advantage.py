@@ -109,10 +109,10 @@ def model_recipe(info: AdvantageModelInfo, where: str):
     if info.observation_version != spec.observation_version:
         raise ValueError(f"{where} reads observation version {info.observation_version}; advantage models read "
                          f"the current one ({spec.observation_version}): retrain it with python -m training.advantage")
-    if not spec.advantage:
+    if not spec.hooks.advantage:
         raise ValueError(f"{where}: {info.game} offers no advantage recipe (GameSpec.advantage)")
     differences = {}
-    for decision, recipe in spec.advantage.items():
+    for decision, recipe in spec.hooks.advantage.items():
         differences[decision] = recipe.matches(info.recipe)
         if not differences[decision]:
             return spec, decision, recipe

@@ -77,7 +77,7 @@ class SearchAgent:
 
     name = "ismcts"
 
-    def __init__(self, seed: int | None = None, game: str = "keine_ahnung_v0", playouts: int = 16,
+    def __init__(self, seed: int | None = None, game: str = registry.DEFAULT_GAME, playouts: int = 16,
                  rollout: str | None = None, margin: float = 2.0, when: str = "all", screen: int = 4,
                  max_rows: int = 16384, opponents: str | None = None, default: str | None = None,
                  num_players: int | None = None, rules: dict | None = None):
@@ -214,7 +214,7 @@ class SearchAgent:
         rows = np.flatnonzero(searched)
         if rows.size == 0:
             return default, default
-        samples = [spec.belief.sample_states(obs[r], self.playouts, self.rng) for r in rows]
+        samples = [spec.hooks.belief.sample_states(obs[r], self.playouts, self.rng) for r in rows]
         chosen = self.search(spec, samples, default[rows])
         out = default.copy()
         out[rows] = chosen
@@ -263,8 +263,8 @@ class SearchAgent:
 
     def _moves(self, spec, core, default: int) -> tuple[list[int], int]:
         """The distinct moves in the sampled states (their game 0: every sample has the same ones)."""
-        if spec.search is not None:
-            return spec.search.candidate_moves(core, 0, default)
+        if spec.hooks.search is not None:
+            return spec.hooks.search.candidate_moves(core, 0, default)
         legal = np.flatnonzero(core.legal_mask[0]).tolist()
         return legal, legal.index(default)
 
@@ -307,7 +307,7 @@ class SearchAgent:
         return out
 
 
-def make_agent(seed: int | None = None, game: str = "keine_ahnung_v0", **kwargs) -> SearchAgent:
+def make_agent(seed: int | None = None, game: str = registry.DEFAULT_GAME, **kwargs) -> SearchAgent:
     """``agents.make("ismcts", ...)``'s factory."""
     return SearchAgent(seed=seed, game=game, **kwargs)
 

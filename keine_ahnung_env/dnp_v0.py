@@ -98,11 +98,13 @@ from __future__ import annotations
 from .entry_points import gymnasium_solo_id, make_entry_points, pettingzoo_id, register_entry_points
 from .games.dnp.actions import ActionLayout, action_enum
 from .games.dnp.config import Rules
+from .games.dnp.game import GAME
 
 __all__ = ["Action", "ActionLayout", "Rules", "action_enum", "env", "game_spec", "raw_env", "sb3_vec_env",
            "solo_env", "vector_env"]
 
-ENV_NAME = "dnp_v0"
+ENV_NAME = GAME.name
+"""The game's registered name (its declaration, ``games/dnp/game.py``)."""
 PETTINGZOO_ID = pettingzoo_id(ENV_NAME)
 GYMNASIUM_SOLO_ID = gymnasium_solo_id(ENV_NAME)
 Action = action_enum(4)

@@ -11,8 +11,13 @@ knows a game only through two objects defined here:
   make a core, how to read results from it, its text views, its policy feature sets, the hidden inputs
   of an oracle critic, its own per-episode statistics and its heuristic agents.
 
-Games are found by name in :mod:`keine_ahnung_env.registry`; a game's ``<name>.py`` module builds its
-user-facing entry points from its spec with :mod:`keine_ahnung_env.entry_points`.
+What training and research commands need beyond the environment (search and belief hooks, the
+skill-ceiling players, advantage recipes, a tuned training recipe) is a separate, optional
+:class:`GameHooks` the spec carries (``GameSpec.hooks``).
+
+Games are found by name in :mod:`keine_ahnung_env.registry`, which sits above this module (it imports
+it, never the other way round); a game's ``<name>.py`` module builds its user-facing entry points from
+its spec with :mod:`keine_ahnung_env.entry_points`.
 """
 
 from __future__ import annotations
@@ -22,9 +27,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-RENDER_MODES = ("human", "ansi", "rgb_array")
-"""Rendering modes of every wrapper: "ansi" returns the table as text, "rgb_array" as a picture
-(``[H, W, 3]`` uint8, through ``GameSpec.scene``), "human" shows the picture in a window."""
+from .pictures import RENDER_MODES  # noqa: F401 (re-exported: the wrappers' render modes)
 
 
 # ---------------------------------------------------------------------------------------------- the core
@@ -206,7 +209,7 @@ class SearchHooks(Protocol):
 
 
 class BeliefHooks(Protocol):
-    """What a seat may know, exactly (issue 17): a game's beliefs from one seat's point of view, built
+    """What a seat may know, exactly: a game's beliefs from one seat's point of view, built
     from that seat's observation alone (so an ``act(observation, mask)`` agent can use them). A game
     offers it as ``GameSpec.belief``, made for the spec's variant (players and rules).
 
@@ -400,6 +403,42 @@ class OlderObservationFeatures:
         return np.concatenate([x[:, : self.width], x[:, self.input_size :]], axis=1)
 
 
+# ------------------------------------------------------------------------------------------ the hooks
+
+
+@dataclasses.dataclass(frozen=True)
+class GameHooks:
+    """What training and research commands need of a game beyond the environment; every hook is
+    optional (None or empty: the game offers none, and the command that needs it says so through
+    ``registry.game_hook``).
+
+    Attributes:
+      search: :class:`SearchHooks` of a determinized roll-out planner (``training.search``).
+      belief: :class:`BeliefHooks`: exact beliefs and a state sampler from one seat's observation
+        (search agents, ``training.advantage``).
+      ceiling: :class:`CeilingHooks`: privileged players for the skill-ceiling study
+        (``training.skill_ceiling``).
+      advantage: decision names -> :class:`AdvantageRecipe`: where a network trained on roll-out
+        advantages may overrule the game's heuristic (``training.advantage``; the first decision is
+        the command's default).
+      training_recipe: the game's tuned recipe for ``training.train``: argument name (a field of
+        ``training.train.Args``) -> value, used for every argument the user leaves out unless they pass
+        ``--recipe plain``. Empty: the command's generic defaults.
+    """
+
+    search: SearchHooks | None = None
+    belief: BeliefHooks | None = None
+    ceiling: CeilingHooks | None = None
+    advantage: Mapping[str, AdvantageRecipe] | None = None
+    training_recipe: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    NAMES = ("search", "belief", "ceiling", "advantage", "training_recipe")
+
+
+NO_HOOKS = GameHooks()
+"""The hooks of a game that offers none."""
+
+
 # ------------------------------------------------------------------------------------------ the spec
 
 
@@ -434,9 +473,6 @@ class GameSpec:
       describe_move: optional ``(core, game, seat, action) -> (core -> str)``, called before ``action``
         is played; the returned function, called after, tells what everybody at the table saw
         (``training.play``'s recap). None: the action's name.
-      search: optional :class:`SearchHooks` of a determinized roll-out planner (``training.search``).
-      belief: optional :class:`BeliefHooks`: exact beliefs and a state sampler from one seat's
-        observation (search agents, research); None where the game offers none.
       scene: optional ``(core, game, seat | None, reveal_all) -> keine_ahnung_env.pictures.Scene``: the
         table of one game laid out as a picture (the game's ``picture.py``) from ``seat``'s point of
         view (None: what the whole table sees; ``reveal_all``: every card); :meth:`draw` draws it.
@@ -445,15 +481,9 @@ class GameSpec:
         ``version -> width``: that version's vector is the first ``width`` features of the current
         one (a game extends its observation by appending sections), so such a policy still plays
         (:class:`OlderObservationFeatures`).
-      ceiling: optional :class:`CeilingHooks`: privileged players for the skill-ceiling study
-        (``training.skill_ceiling``); None where the game offers none.
-      advantage: optional mapping of decision names to :class:`AdvantageRecipe`: where a network
-        trained on roll-out advantages may overrule the game's heuristic (``training.advantage``; the
-        first decision is the command's default); None where the game offers none.
-      training_recipe: the game's tuned recipe for ``training.train``: argument name (a field of
-        ``training.train.Args``) -> value, used for every argument the user leaves out unless they
-        pass ``--recipe plain`` (Keine Ahnung: a warm start imitating ``counter`` on its advice
-        features, then gentle PPO). Empty: the command's generic defaults.
+      hooks: the game's optional training and research hooks (:class:`GameHooks`); each is also
+        readable as ``spec.<hook>`` (``spec.search``, ``spec.belief``, ``spec.ceiling``,
+        ``spec.advantage``, ``spec.training_recipe``).
 
     A spec is immutable: ``copy``/``deepcopy`` return it unchanged. It pickles as its name, player
     count and rules and is rebuilt through the game registry, so environments holding one pickle.
@@ -483,13 +513,9 @@ class GameSpec:
     default_opponent: str = "random"
     title: str = ""
     describe_move: Callable[[Any, int, int, int], Callable[[Any], str]] | None = None
-    search: SearchHooks | None = None
-    belief: BeliefHooks | None = None
     scene: Callable[[Any, int, int | None, bool], Any] | None = None
     older_observations: Mapping[int, int] = dataclasses.field(default_factory=dict)
-    ceiling: CeilingHooks | None = None
-    training_recipe: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-    advantage: Mapping[str, AdvantageRecipe] | None = None
+    hooks: GameHooks = dataclasses.field(default_factory=lambda: NO_HOOKS)
 
     def __post_init__(self):
         if len(self.action_names) != self.num_actions:
@@ -507,6 +533,33 @@ class GameSpec:
     def __reduce__(self):
         rules = {k: v for k, v in self.rules.items() if k != "num_players"}
         return rebuild_game_spec, (self.name, self.num_players, rules)
+
+    # ------------------------------------------------------------------ the hooks, by their names
+
+    @property
+    def search(self) -> SearchHooks | None:
+        """``hooks.search``."""
+        return self.hooks.search
+
+    @property
+    def belief(self) -> BeliefHooks | None:
+        """``hooks.belief``."""
+        return self.hooks.belief
+
+    @property
+    def ceiling(self) -> CeilingHooks | None:
+        """``hooks.ceiling``."""
+        return self.hooks.ceiling
+
+    @property
+    def advantage(self) -> Mapping[str, AdvantageRecipe] | None:
+        """``hooks.advantage``."""
+        return self.hooks.advantage
+
+    @property
+    def training_recipe(self) -> Mapping[str, Any]:
+        """``hooks.training_recipe``."""
+        return self.hooks.training_recipe
 
     # ------------------------------------------------------------------ sizes and names
 
@@ -602,11 +655,21 @@ class GameSpec:
         return obs
 
 
+_spec_finder: list[Callable[..., GameSpec]] = []
+"""How unpickling finds a game's spec by name: the game registry, which sits above this module, puts
+its ``game_spec`` here when it loads (``import keine_ahnung_env`` loads it before any spec exists)."""
+
+
+def set_spec_finder(finder: Callable[..., GameSpec]) -> None:
+    """Makes ``finder(name, num_players, **rules) -> GameSpec`` the way pickled specs are rebuilt."""
+    _spec_finder[:] = [finder]
+
+
 def rebuild_game_spec(name: str, num_players: int, rules: dict) -> GameSpec:
     """The spec of registered game ``name`` for these options (used by unpickling)."""
-    from .registry import game_spec
-
-    return game_spec(name, num_players, **rules)
+    if not _spec_finder:
+        raise RuntimeError("no game registry is loaded: import keine_ahnung_env first")
+    return _spec_finder[0](name, num_players, **rules)
 
 
 def check_render_mode(render_mode: str | None, allowed: Sequence[str] = RENDER_MODES) -> str | None:

@@ -119,11 +119,13 @@ from __future__ import annotations
 from .entry_points import gymnasium_solo_id, make_entry_points, pettingzoo_id, register_entry_points
 from .games.gap.actions import NUM_ACTIONS, Action, Phase
 from .games.gap.config import Rules
+from .games.gap.game import GAME
 
 __all__ = ["Action", "NUM_ACTIONS", "Phase", "Rules", "env", "game_spec", "raw_env", "sb3_vec_env", "solo_env",
            "vector_env"]
 
-ENV_NAME = "gap_v0"
+ENV_NAME = GAME.name
+"""The game's registered name (its declaration, ``games/gap/game.py``)."""
 PETTINGZOO_ID = pettingzoo_id(ENV_NAME)
 """The id under which ``env`` is registered with PettingZoo (>= 1.27) on import."""
 GYMNASIUM_SOLO_ID = gymnasium_solo_id(ENV_NAME)

@@ -19,9 +19,15 @@ and read with :func:`int_at` / :func:`bool_at` / :func:`float_at`; an array fiel
 :func:`field1` / :func:`field2` / :func:`field3` and its dtype. ``unpack`` is written by hand for each
 game, in the order of its ``STATE_FIELDS`` and ``Consts``; :func:`check_unpacked` (the tests) compares
 what it returns with the tuples field by field: dtype, shape, values and, for the state, the memory.
+
+The entry points that take the buffer are the same for every game (unpack, then run the serial
+kernel): :func:`define_packed_entry_points` compiles them once per game, from the templates at the end
+of this module, with that game's ``unpack`` and kernels.
 """
 
 from __future__ import annotations
+
+import types as _pytypes
 
 import numpy as np
 from numba import njit, types
@@ -202,3 +208,74 @@ def unpack_source(state: tuple, consts: tuple) -> str:
     lines += [f"        {read(n + i, v)},  # {name}" for i, (name, v) in enumerate(zip(type(consts)._fields, consts))]
     lines += ["    )", "    return s, k"]
     return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------ every game's packed entry points
+# Templates, compiled once per game by ``define_packed_entry_points``: their free names (``unpack``,
+# ``step_range``, ``deal_range``, ``observe_range``, ``check_actions_kernel`` and ``step_range_checked``)
+# are looked up in the game's kernels module when Numba compiles them, so each game gets its own
+# machine code, as if the functions were written in its module.
+
+
+def _step_range_packed(buf, meta, actions, active, lo, hi):
+    """``step_range`` on a packed core."""
+    s, k = unpack(buf, meta)  # noqa: F821 (the game's)
+    step_range(s, k, actions, active, lo, hi)  # noqa: F821
+
+
+def _step_range_checked(s, k, actions, active, lo, hi):
+    """``check_actions_kernel``'s findings for the whole batch; ``step_range`` runs only when they find
+    no fault (so a bad action changes nothing). One call where a small batch paid two."""
+    findings = check_actions_kernel(actions, active, s.terminated, s.truncated, s.legal_mask)
+    live, first_out, first_bad, _ = findings
+    if live > 0 and first_out < 0 and first_bad < 0:
+        step_range(s, k, actions, active, lo, hi)  # noqa: F821
+    return findings
+
+
+def _step_range_checked_packed(buf, meta, actions, active, lo, hi):
+    """``step_range_checked`` on a packed core."""
+    s, k = unpack(buf, meta)  # noqa: F821
+    return step_range_checked(s, k, actions, active, lo, hi)  # noqa: F821
+
+
+def _deal_range_packed(buf, meta, games, lo, hi):
+    """``deal_range`` on a packed core."""
+    s, k = unpack(buf, meta)  # noqa: F821
+    deal_range(s, k, games, lo, hi)  # noqa: F821
+
+
+def _observe_range_packed(buf, meta, games, seats, out, lo, hi):
+    """``observe_range`` on a packed core."""
+    s, k = unpack(buf, meta)  # noqa: F821
+    observe_range(s, k, games, seats, out, lo, hi)  # noqa: F821
+
+
+_TEMPLATES = (_step_range_packed, _step_range_checked, _step_range_checked_packed, _deal_range_packed,
+              _observe_range_packed)
+
+
+def define_packed_entry_points(namespace: dict) -> dict:
+    """Compiles the packed entry points into a game's kernels module, whose globals are ``namespace``
+    (call it as ``PACKED = define_packed_entry_points(globals())`` after ``unpack``, ``step_range``,
+    ``deal_range`` and ``observe_range``): adds ``step_range_packed``, ``step_range_checked``,
+    ``step_range_checked_packed``, ``deal_range_packed`` and ``observe_range_packed`` to it and returns
+    ``PACKED``, the serial entry points' packed twins that ``CompiledCore._run`` calls on a packed core.
+
+    Each function is the template's code with the module's globals and the module's file name, so
+    Numba caches its machine code beside the module's own kernels (``__pycache__`` of the game's
+    folder), where the module's ``drop_stale_cache`` (which lists this file) keeps it true. A Numba
+    error inside one names the game's ``kernels.py`` with the line numbers of this file."""
+    for template in _TEMPLATES:
+        name = template.__name__.lstrip("_")
+        code = template.__code__.replace(co_filename=namespace["__file__"], co_name=name)
+        if hasattr(code, "co_qualname"):
+            code = code.replace(co_qualname=name)
+        function = _pytypes.FunctionType(code, namespace, name)
+        function.__qualname__ = name
+        function.__doc__ = template.__doc__
+        namespace[name] = njit(cache=True, _nrt=False)(function)
+    return {namespace["step_range"]: namespace["step_range_packed"],
+            namespace["step_range_checked"]: namespace["step_range_checked_packed"],
+            namespace["deal_range"]: namespace["deal_range_packed"],
+            namespace["observe_range"]: namespace["observe_range_packed"]}

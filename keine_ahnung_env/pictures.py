@@ -25,6 +25,11 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+RENDER_MODES = ("human", "ansi", "rgb_array")
+"""Rendering modes of every wrapper: "ansi" returns the table as text, "rgb_array" as a picture
+(``[H, W, 3]`` uint8, through ``GameSpec.scene``), "human" shows the picture in a window
+(``game_spec.RENDER_MODES`` is this tuple)."""
+
 CARD_W, CARD_H = 48, 68
 """The size of a card in pixels."""
 SMALL_W, SMALL_H = 34, 48
@@ -502,8 +507,6 @@ class Window:
 def render_modes(spec: Any) -> list[str]:
     """The render modes of an environment of ``spec``: text and pictures, or text only ("ansi") for a
     game without ``GameSpec.scene``."""
-    from .game_spec import RENDER_MODES
-
     return list(RENDER_MODES) if getattr(spec, "scene", None) is not None else ["ansi"]
 
 

@@ -1,55 +1,34 @@
 """The game registry: every command, agent and test finds a game here by its name.
 
     from keine_ahnung_env import registry
-    registry.games()                                   # ['keine_ahnung_v0', ...]
+    registry.games()                                   # ['dnp_v0', 'gap_v0', 'keine_ahnung_v0']
     spec = registry.game_spec("keine_ahnung_v0", 3, memory="none")
     registry.game("keine_ahnung_v0").module            # the module with env/raw_env/solo_env/...
 
-A game registers one :class:`GameEntry` (the built-in games below, on import of
-``keine_ahnung_env``); a game defined elsewhere (a test, a user's package) calls
-:func:`register_game` and is then accepted by ``--env`` everywhere in the same process.
+A game declares itself once, in its folder (``games/<game>/game.py``: a
+:class:`~keine_ahnung_env.game_declaration.GameDeclaration`, which :class:`GameEntry` names here); the
+built-in games' declarations are registered on import of ``keine_ahnung_env``. A game defined
+elsewhere (a test, a user's package) calls :func:`register_game` with its declaration and is then
+accepted by ``--env`` everywhere in the same process.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
-from typing import Any, Callable
+from typing import Any
 
-from .game_spec import GameSpec
+from .game_declaration import GameDeclaration, check_players  # noqa: F401 (check_players: re-exported)
+from .game_spec import GameHooks, GameSpec, set_spec_finder
+from .games.dnp.game import GAME as DNP
+from .games.gap.game import GAME as GAP
+from .games.keine_ahnung.game import GAME as KEINE_AHNUNG
 
 
-@dataclasses.dataclass(frozen=True)
-class GameEntry:
-    """A registered game family: its name, player range and how to make the spec of a variant."""
+GameEntry = GameDeclaration
+"""A registered game family: its declaration (name, player range, how to make the spec of a variant)."""
 
-    name: str
-    """the versioned name, e.g. ``"keine_ahnung_v0"``."""
-    make_spec: Callable[..., GameSpec] | str
-    """``(num_players, **rules) -> GameSpec`` (validates the options), or ``"module:function"``."""
-    min_players: int
-    max_players: int
-    default_players: int
-    title: str = ""
-    module: str = ""
-    """the module holding the entry points ``env``, ``raw_env``, ``solo_env``, ``sb3_vec_env``,
-    ``vector_env`` (empty for a game without them)."""
-    status: str = "stable"
-
-    def spec(self, num_players: int | None = None, **rules: Any) -> GameSpec:
-        """The validated spec of one variant (default player count when ``num_players`` is None)."""
-        num_players = self.default_players if num_players is None else num_players
-        check_players(self, num_players)
-        factory = self.make_spec
-        if isinstance(factory, str):
-            module, attribute = factory.split(":")
-            factory = getattr(importlib.import_module(module), attribute)
-        return factory(num_players, **rules)
-
-    @property
-    def players(self) -> range:
-        return range(self.min_players, self.max_players + 1)
-
+DEFAULT_GAME = KEINE_AHNUNG.name
+"""The game a command plays when the user names none."""
 
 _GAMES: dict[str, GameEntry] = {}
 
@@ -60,9 +39,7 @@ def register_game(entry: GameEntry, replace: bool = False) -> GameEntry:
         raise ValueError(f"register_game takes a GameEntry; got {type(entry).__name__}")
     if entry.name in _GAMES and not replace and _GAMES[entry.name] != entry:
         raise ValueError(f"a game named {entry.name!r} is registered already; pass replace=True to replace it")
-    if not (1 <= entry.min_players <= entry.default_players <= entry.max_players):
-        raise ValueError(f"{entry.name}: players {entry.min_players}..{entry.max_players} with default "
-                         f"{entry.default_players}; need 1 <= min <= default <= max")
+    entry.check()
     _GAMES[entry.name] = entry
     return entry
 
@@ -84,35 +61,35 @@ def game(name: str) -> GameEntry:
     return _GAMES[name]
 
 
-def check_players(entry: GameEntry, num_players: Any) -> int:
-    """``num_players`` as an int if the game seats that many; ValueError naming the range otherwise."""
-    if isinstance(num_players, bool) or not isinstance(num_players, int) or num_players not in entry.players:
-        import numpy as np
-
-        if isinstance(num_players, np.integer) and int(num_players) in entry.players:
-            return int(num_players)
-        raise ValueError(f"num_players={num_players!r} for {entry.name}; allowed: integers "
-                         f"{entry.min_players}-{entry.max_players}")
-    return num_players
-
-
 def game_spec(name: str, num_players: int | None = None, **rules: Any) -> GameSpec:
     """The validated spec of game ``name`` with ``num_players`` seats and these rules options."""
     return game(name).spec(num_players, **rules)
 
 
+def default_players(name: str = DEFAULT_GAME) -> int:
+    """The player count game ``name`` seats unless told otherwise (its declaration's default)."""
+    return game(name).default_players
+
+
 def game_hook(game: str | GameSpec, attribute: str, what: str, needed_by: str = "") -> Any:
-    """``GameSpec.<attribute>`` of ``game`` (a registered name or a spec), e.g. ``search``, ``belief``,
-    ``ceiling`` or ``advantage``; where the game offers none, ValueError "<game> offers no <what>
-    (GameSpec.<attribute>)<needed_by>; games that offer it: ..." naming the registered games that do
-    (for an unknown name, the registered games)."""
+    """The hook ``attribute`` of ``game`` (a registered name or a spec): one of :class:`GameHooks`'
+    ``search``, ``belief``, ``ceiling``, ``advantage``, ``training_recipe`` (``spec.hooks``), or
+    another optional field of the spec (``scene``, ``privileged``); where
+    the game offers none, ValueError "<game> offers no <what> (GameSpec.<attribute>)<needed_by>; games
+    that offer it: ..." naming the registered games that do (for an unknown name, the registered
+    games)."""
     spec = game if isinstance(game, GameSpec) else game_spec(game)
-    value = getattr(spec, attribute)
+    value = _hook(spec, attribute)
     if value is None:
-        able = [name for name in games() if getattr(game_spec(name), attribute) is not None]
+        able = [name for name in games() if _hook(game_spec(name), attribute) is not None]
         raise ValueError(f"{spec.name} offers no {what} (GameSpec.{attribute}){needed_by}; games that offer it: "
                          f"{', '.join(able) or 'none'}")
     return value
+
+
+def _hook(spec: GameSpec, attribute: str) -> Any:
+    """``spec.hooks.<attribute>`` for a hook, else the spec's own optional ``<attribute>`` (``scene``, ...)."""
+    return getattr(spec.hooks, attribute) if attribute in GameHooks.NAMES else getattr(spec, attribute)
 
 
 def entry_points(name: str):
@@ -123,16 +100,6 @@ def entry_points(name: str):
     return importlib.import_module(entry.module)
 
 
-register_game(GameEntry(
-    name="keine_ahnung_v0", make_spec="keine_ahnung_env.games.keine_ahnung.spec:game_spec",
-    min_players=2, max_players=5, default_players=4, title="Keine Ahnung / No Idea",
-    module="keine_ahnung_env.keine_ahnung_v0"))
-
-register_game(GameEntry(
-    name="gap_v0", make_spec="keine_ahnung_env.games.gap.spec:game_spec",
-    min_players=2, max_players=5, default_players=4, title="The gap game",
-    module="keine_ahnung_env.gap_v0", status="stable"))
-register_game(GameEntry(
-    name="dnp_v0", make_spec="keine_ahnung_env.games.dnp.spec:game_spec",
-    min_players=2, max_players=5, default_players=4, title="dnp (dnup)",
-    module="keine_ahnung_env.dnp_v0", status="stable"))
+set_spec_finder(game_spec)
+for _declaration in (KEINE_AHNUNG, GAP, DNP):
+    register_game(_declaration)

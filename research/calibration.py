@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from keine_ahnung_env.games.keine_ahnung import risk
+from keine_ahnung_env.games.keine_ahnung import odds as risk
 from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL
 from keine_ahnung_env.games.keine_ahnung.config import SLOTS, Rules
 from keine_ahnung_env.games.keine_ahnung.observation import ObservationLayout

@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 2 <= args.players <= 5 or args.games < 1:
         parser.error("--players must be 2-5 and --games at least 1")
-    from keine_ahnung_env.games.keine_ahnung import risk
+    from keine_ahnung_env.games.keine_ahnung import odds as risk
     from research import calibration
     from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL
     from keine_ahnung_env.games.keine_ahnung.agents import CounterAgent

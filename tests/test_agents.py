@@ -8,7 +8,7 @@ import pytest
 
 import agents
 from keine_ahnung_env import keine_ahnung_v0
-from keine_ahnung_env.games.keine_ahnung import risk
+from keine_ahnung_env.games.keine_ahnung import odds as risk
 from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL, ACTION_KEEP, ACTION_PLACE_BASE, NUM_ACTIONS, Phase
 from keine_ahnung_env.games.keine_ahnung.agents import CounterAgent, GreedyAgent, RiskCallerAgent
 from keine_ahnung_env.games.keine_ahnung.config import Rules

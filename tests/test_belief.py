@@ -12,7 +12,7 @@ import pytest
 import agents
 from agents.base import sample_masked
 from keine_ahnung_env import registry
-from keine_ahnung_env.games.keine_ahnung import risk
+from keine_ahnung_env.games.keine_ahnung import odds as risk
 from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL, Phase
 from keine_ahnung_env.games.keine_ahnung.belief import belief_for
 from keine_ahnung_env.games.keine_ahnung.config import Rules

@@ -22,7 +22,7 @@ from keine_ahnung_env.games.keine_ahnung.agents import CounterAgent
 from keine_ahnung_env.games.keine_ahnung.ceiling import PrivilegedCounterAgent
 from keine_ahnung_env.games.keine_ahnung.deck import DeckSpec
 from keine_ahnung_env.games.keine_ahnung.observation import ObservationLayout
-from keine_ahnung_env.games.keine_ahnung.risk import decode
+from keine_ahnung_env.games.keine_ahnung.odds import decode
 
 SMALL_DECK = DeckSpec(number_cards=[(c, n, "remove" if n == 2 else "refill" if n == 3 else "none")
                                     for c in ("red", "blue", "green") for n in range(1, 7) for _ in range(2)],

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import agents
-from keine_ahnung_env.games.keine_ahnung import risk
+from keine_ahnung_env.games.keine_ahnung import odds as risk
 from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL
 from keine_ahnung_env.games.keine_ahnung.agents import TUNED_CALL_THRESHOLD, CounterAgent, TunedCounterAgent
 

@@ -16,7 +16,7 @@ import pytest
 from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL
 from keine_ahnung_env.games.keine_ahnung.agents import TunedCounterAgent
 from keine_ahnung_env.games.keine_ahnung.features import HINT_WIDTH, KeineAhnungFeatures
-from keine_ahnung_env.games.keine_ahnung.risk import decode
+from keine_ahnung_env.games.keine_ahnung.odds import decode
 
 from test_counter_kernel import VARIANTS, _collect
 

@@ -8,7 +8,7 @@ import agents
 from agents.ismcts import SearchAgent
 from keine_ahnung_env import registry
 from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL
-from keine_ahnung_env.games.keine_ahnung.risk import batch_call_success_probability
+from keine_ahnung_env.games.keine_ahnung.odds import batch_call_success_probability
 
 
 def _positions(players: int, seed: int, steps: int, num_games: int = 24):

@@ -183,7 +183,7 @@ def test_changing_a_hidden_card_or_trophy_leaves_observations_unchanged(memory):
 
 
 def test_observation_shows_known_cards_with_perfect_memory_only():
-    from keine_ahnung_env.games.keine_ahnung.scripted import load_named
+    from keine_ahnung_env.games.keine_ahnung.positions import load_named
 
     for memory, expect_known in (("perfect", 1.0), ("none", 0.0)):
         core = KeineAhnungCore(1, Rules.make(2, memory=memory), seed=0)

@@ -9,7 +9,7 @@ import pytest
 
 from keine_ahnung_env.games.keine_ahnung import Action, KeineAhnungCore, Phase, Rules
 from keine_ahnung_env.games.keine_ahnung.core import LOC_ASIDE, LOC_DRAW
-from keine_ahnung_env.games.keine_ahnung.scripted import load_named
+from keine_ahnung_env.games.keine_ahnung.positions import load_named
 
 OPP = ["grey 4", "grey 5", "blue 4", "blue 5", "purple 1", "purple 6"]  # an untouched opponent layout
 # For four players: three opponent layouts that share no physical card with each other or the examples.

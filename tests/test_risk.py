@@ -10,7 +10,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from keine_ahnung_env.games.keine_ahnung import risk
+from keine_ahnung_env.games.keine_ahnung import odds as risk
 from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL, Phase
 from keine_ahnung_env.games.keine_ahnung.config import Rules
 from keine_ahnung_env.games.keine_ahnung.core import LOC_DRAW, LOC_LAYOUT, KeineAhnungCore

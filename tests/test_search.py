@@ -11,7 +11,7 @@ from agents.base import sample_masked
 from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, Rules
 from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL
 from keine_ahnung_env.games.keine_ahnung.core import LOC_DRAW, LOC_LAYOUT
-from keine_ahnung_env.games.keine_ahnung.scripted import load_named
+from keine_ahnung_env.games.keine_ahnung.positions import load_named
 from keine_ahnung_env.games.keine_ahnung.search import candidate_moves, determinize
 from training import search
 

@@ -15,8 +15,8 @@ from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL
 from keine_ahnung_env.games.keine_ahnung.agents import CounterAgent
 from keine_ahnung_env.games.keine_ahnung.ceiling import CeilingPlayer, PrivilegedCounterAgent, privileged_observation
 from keine_ahnung_env.games.keine_ahnung.deck import NO_FACE
-from keine_ahnung_env.games.keine_ahnung.risk import SLOT_EMPTY, SLOT_KNOWN, SLOT_UNKNOWN, decode
-from keine_ahnung_env.games.keine_ahnung.scripted import load_named
+from keine_ahnung_env.games.keine_ahnung.odds import SLOT_EMPTY, SLOT_KNOWN, SLOT_UNKNOWN, decode
+from keine_ahnung_env.games.keine_ahnung.positions import load_named
 from training import skill_ceiling
 
 

@@ -41,7 +41,7 @@ from keine_ahnung_env.stats import proportion_interval
 from .cli import (check_env, check_int, check_json_path, check_number, check_players, check_positive,
                   check_seed, check_variant, make_agent, parse_dataclass, run_command, user_errors)
 
-DEFAULT_ENV = "keine_ahnung_v0"
+DEFAULT_ENV = registry.DEFAULT_GAME
 PROG = "python -m training.search"
 EXAMPLES = (
     "--players 4 --games 2000 --playouts 48 --trophies-left 4 --seed 0",

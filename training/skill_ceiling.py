@@ -32,7 +32,7 @@ from keine_ahnung_env.stats import Z95, proportion_interval
 from .cli import (check_env, check_json_path, check_players, check_positive, check_seed, check_variant,
                   parse_dataclass, run_command, usage_error, user_errors)
 
-DEFAULT_ENV = "keine_ahnung_v0"
+DEFAULT_ENV = registry.DEFAULT_GAME
 PROG = "python -m training.skill_ceiling"
 EXAMPLES = (
     "--players 4 --games 8192 --seed 2026",

@@ -88,7 +88,8 @@ class _View:
 
 
 class DnpAgent:
-    """Shared machinery: decoding, the plan-by-plan choice, card order and a legal fallback."""
+    """Shared machinery of the heuristics (each an :class:`~keine_ahnung_env.agent_base.Agent`):
+    decoding, the plan-by-plan choice, card order and a legal fallback."""
 
     name = "dnp"
 

@@ -7,9 +7,11 @@ import dataclasses
 from typing import Any
 
 from ...rules_options import RulesOptions
+from .game import GAME
 from .deck import CardTables, DeckSpec, build_tables
 
-MIN_PLAYERS, MAX_PLAYERS = 2, 5
+MIN_PLAYERS, MAX_PLAYERS = GAME.min_players, GAME.max_players
+DEFAULT_PLAYERS = GAME.default_players
 REWARD_MODES = ("win", "score", "rank")
 FINISHER_SET_MODES = ("open", "closed")
 DEFAULT_MAX_TURNS = 3000
@@ -34,7 +36,7 @@ class Rules(RulesOptions):
       deck: the card list (None: the reconstruction of ``deck.py``; see ``DeckSpec.from_any``).
     """
 
-    num_players: int = 4
+    num_players: int = DEFAULT_PLAYERS
     reward: str = "win"
     max_turns: int = DEFAULT_MAX_TURNS
     win_points: int = 4

@@ -1,6 +1,6 @@
 """The dnp deck: 40 two-valued cards in five symbol groups (a documented reconstruction, kept as data).
 
-The rulebook does not list the cards. This reconstruction (issue 16) has 40 cards, each with two
+The rulebook does not list the cards. This reconstruction has 40 cards, each with two
 different values 1-10 (the upright one and the rotated one), every value printed on 8 of the 80 card
 halves: the 40 cards are every pair of different values except the five pairs 1/10, 2/3, 4/5, 6/7 and
 8/9, so no two cards are alike. Five groups of 8 cards by symbol: none, frowning, neutral, smiling,

@@ -6,17 +6,18 @@ from typing import Any
 
 import numpy as np
 
-from ...game_spec import AgentInfo, EpisodeStats, GameSpec, StatColumn
+from ...game_spec import AgentInfo, EpisodeStats, GameHooks, GameSpec, StatColumn
 from .actions import ActionLayout
 from .belief import DnpBelief
-from .config import MAX_PLAYERS, MIN_PLAYERS, Rules
+from .config import Rules
 from .core import DnpCore
+from .game import GAME
 from .observation import OBSERVATION_VERSION, ObservationLayout, observation_string
 from .picture import table_scene
 from .render import describe_move, render_table
 
-NAME = "dnp_v0"
-TITLE = "dnp (dnup)"
+NAME = GAME.name
+TITLE = GAME.title
 
 _AGENTS = "keine_ahnung_env.games.dnp.agents"
 AGENTS = {
@@ -54,15 +55,15 @@ EPISODE_STATS = EpisodeStats(
 """Moves of each kind per seat (A play, B add, C take, D turn) and points (round wins) at the end."""
 
 
-def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
+def game_spec(num_players: int = GAME.default_players, **rules: Any) -> GameSpec:
     """The variant as every game-independent layer sees it; validates the options (``Rules``)."""
     variant = Rules.make(num_players, **rules)
     tables = variant.tables()
     layout = ObservationLayout.make(variant.num_players, tables.num_cards)
     actions = ActionLayout(tables.num_cards, variant.num_players)
     return GameSpec(
-        name=NAME, title=TITLE, version=0, num_players=variant.num_players, min_players=MIN_PLAYERS,
-        max_players=MAX_PLAYERS, num_actions=actions.num_actions, action_names=actions.names(),
+        name=GAME.name, title=GAME.title, version=GAME.version, num_players=variant.num_players,
+        min_players=GAME.min_players, max_players=GAME.max_players, num_actions=actions.num_actions, action_names=actions.names(),
         observation_high=layout.high(variant.target), observation_version=OBSERVATION_VERSION,
         make_core=lambda n, s: DnpCore(n, variant, seed=s),
         standings=lambda core: np.asarray(core.points, np.int64),
@@ -70,4 +71,4 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
         observation_string=lambda obs: observation_string(np.asarray(obs, np.float32), layout, tables),
         rules=variant.options(), policy_neutral_rules=("reward", "max_turns"), episode_stats=EPISODE_STATS,
         agents=AGENTS, default_opponent="tactician", describe_move=describe_move,
-        belief=DnpBelief(variant), scene=table_scene)
+        hooks=GameHooks(belief=DnpBelief(variant)), scene=table_scene)

@@ -56,8 +56,9 @@ def _is_gap(card, a, b):
 
 
 class GapAgent:
-    """Shared machinery: validation, decoding, phase dispatch and a legal fallback. Subclasses
-    implement :meth:`_hide`, :meth:`_flip` and :meth:`_play` for the rows in those phases."""
+    """Shared machinery of the heuristics (each an :class:`~keine_ahnung_env.agent_base.Agent`):
+    validation, decoding, phase dispatch and a legal fallback. Subclasses implement :meth:`_hide`,
+    :meth:`_flip` and :meth:`_play` for the rows in those phases."""
 
     name = "gap"
 

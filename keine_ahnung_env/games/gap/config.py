@@ -11,10 +11,11 @@ import math
 from typing import Any
 
 from ...rules_options import RulesOptions
+from .game import GAME
 from .deck import HAND_SIZE, HIDDEN_PER_PLAYER, NUM_CARDS, NUM_PILES
 
-MIN_PLAYERS, MAX_PLAYERS = 2, 5
-DEFAULT_PLAYERS = 4
+MIN_PLAYERS, MAX_PLAYERS = GAME.min_players, GAME.max_players
+DEFAULT_PLAYERS = GAME.default_players
 RULEBOOK_PLAYERS = (2, 3, 4)
 """The table sizes the rulebook gives rounds for; 5 players is this library's extension."""
 DEFAULT_ROUNDS = {2: 4, 3: 3, 4: 4, 5: 5}

@@ -23,7 +23,8 @@ from ... import packing as _packing_module
 from ... import rng as _rng_module
 from ...bits import popcount
 from ...kernel_cache import drop_stale_cache
-from ...packing import bool_at, check_actions_kernel, field1, field2, field3, float_at, int_at  # noqa: F401
+from ...packing import (bool_at, check_actions_kernel, define_packed_entry_points, field1,  # noqa: F401
+                        field2, field3, float_at, int_at)
 from ...rng import shuffle
 from . import actions, config, deck
 
@@ -646,48 +647,10 @@ def unpack(buf, meta):
     return s, k
 
 
-@njit(cache=True, _nrt=False)
-def step_range_packed(buf, meta, actions, active, lo, hi):
-    """``step_range`` on a packed core."""
-    s, k = unpack(buf, meta)
-    step_range(s, k, actions, active, lo, hi)
-
-
-@njit(cache=True, _nrt=False)
-def step_range_checked(s, k, actions, active, lo, hi):
-    """``check_actions_kernel``'s findings for the whole batch; ``step_range`` runs only when they find
-    no fault (so a bad action changes nothing). One call where a small batch paid two."""
-    findings = check_actions_kernel(actions, active, s.terminated, s.truncated, s.legal_mask)
-    live, first_out, first_bad, _ = findings
-    if live > 0 and first_out < 0 and first_bad < 0:
-        step_range(s, k, actions, active, lo, hi)
-    return findings
-
-
-@njit(cache=True, _nrt=False)
-def step_range_checked_packed(buf, meta, actions, active, lo, hi):
-    """``step_range_checked`` on a packed core."""
-    s, k = unpack(buf, meta)
-    return step_range_checked(s, k, actions, active, lo, hi)
-
-
-@njit(cache=True, _nrt=False)
-def deal_range_packed(buf, meta, games, lo, hi):
-    """``deal_range`` on a packed core."""
-    s, k = unpack(buf, meta)
-    deal_range(s, k, games, lo, hi)
-
-
-@njit(cache=True, _nrt=False)
-def observe_range_packed(buf, meta, games, seats, out, lo, hi):
-    """``observe_range`` on a packed core."""
-    s, k = unpack(buf, meta)
-    observe_range(s, k, games, seats, out, lo, hi)
-
-
-PACKED = {step_range: step_range_packed, step_range_checked: step_range_checked_packed,
-          deal_range: deal_range_packed, observe_range: observe_range_packed}
-"""The serial entry points' packed twins (``CompiledCore._run`` calls these on a packed core)."""
+PACKED = define_packed_entry_points(globals())
+"""The serial entry points' packed twins (``CompiledCore._run`` calls these on a packed core):
+``step_range_packed``, ``step_range_checked`` (and its twin), ``deal_range_packed`` and
+``observe_range_packed``, compiled for this game from ``packing.py``'s templates."""
 
 
 # The rules compile in the random stream's kernels (``rng.py``) and the shared bit primitives (``bits.py``),

@@ -13,20 +13,21 @@ from typing import Any
 
 import numpy as np
 
-from ...game_spec import AgentInfo, EpisodeStats, GameSpec, StatColumn
+from ...game_spec import AgentInfo, EpisodeStats, GameHooks, GameSpec, StatColumn
 from .actions import ACTION_PASS, NUM_ACTIONS, Phase, action_name
 from .belief import GapBelief
-from .config import MAX_PLAYERS, MIN_PLAYERS, Rules
+from .config import Rules
 from .core import GapCore
 from .deck import CARD_COLOUR, CARD_NUMBER
+from .game import GAME
 from .observation import OBSERVATION_VERSION, ObservationLayout, observation_string
 from .privileged import privileged_features, privileged_size
 from .picture import table_scene
 from .render import describe_move, render_table
 from .scoring import standings
 
-NAME = "gap_v0"
-TITLE = "The gap game"
+NAME = GAME.name
+TITLE = GAME.title
 ACTION_NAMES = tuple(action_name(a) for a in range(NUM_ACTIONS))
 
 _AGENTS = "keine_ahnung_env.games.gap.agents"
@@ -79,17 +80,17 @@ def _feature_sets(rounds: int) -> dict:
     return {kind: maker(kind) for kind in ("raw", "hints")}
 
 
-def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
+def game_spec(num_players: int = GAME.default_players, **rules: Any) -> GameSpec:
     """The variant as every game-independent layer sees it; validates the options (``Rules``)."""
     variant = Rules.make(num_players, **rules)
     layout = ObservationLayout.make(variant.num_players, variant.rounds)
     return GameSpec(
-        name=NAME,
-        title=TITLE,
-        version=0,
+        name=GAME.name,
+        title=GAME.title,
+        version=GAME.version,
         num_players=variant.num_players,
-        min_players=MIN_PLAYERS,
-        max_players=MAX_PLAYERS,
+        min_players=GAME.min_players,
+        max_players=GAME.max_players,
         num_actions=NUM_ACTIONS,
         action_names=ACTION_NAMES,
         observation_high=layout.high(),
@@ -108,6 +109,6 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
         agents=AGENTS,
         default_opponent="gap_hunter",
         describe_move=describe_move,
-        belief=GapBelief(variant),
+        hooks=GameHooks(belief=GapBelief(variant)),
         scene=table_scene,
     )

@@ -2,13 +2,14 @@
 
 Read ``RULES.md`` in this folder for the rules as implemented and every choice made where the
 rulebook is silent; ``core.py`` is the batched engine (rules compiled in ``kernels.py``), ``reference.py``
-the readable pure-Python one.
+the readable pure-Python one; ``game.py`` declares the game (name, players, rules options).
 """
 
 from .actions import NUM_ACTIONS, Action, Phase
 from .config import Rules
 from .core import KeineAhnungCore
 from .deck import DeckSpec, default_deck
+from .game import GAME
 from .reference import ReferenceGame
 
-__all__ = ["Action", "DeckSpec", "KeineAhnungCore", "NUM_ACTIONS", "Phase", "ReferenceGame", "Rules", "default_deck"]
+__all__ = ["Action", "DeckSpec", "GAME", "KeineAhnungCore", "NUM_ACTIONS", "Phase", "ReferenceGame", "Rules", "default_deck"]

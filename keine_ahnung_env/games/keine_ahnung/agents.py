@@ -1,7 +1,7 @@
 """Heuristic agents for Keine Ahnung / No Idea (batched; NumPy in, NumPy out).
 
 Every agent here reads only its observation (decoded through ``ObservationLayout`` by
-:func:`keine_ahnung_env.games.keine_ahnung.risk.decode`) and the legal-action mask, and decides
+:func:`keine_ahnung_env.games.keine_ahnung.odds.decode`) and the legal-action mask, and decides
 for all rows of a batch at once. The player count is inferred from the observation width at every
 call, so one agent object serves any player count; a non-default deck is given with ``deck=``.
 
@@ -17,7 +17,7 @@ Agents:
   reserve, call plans judged by the exact risk model, refill attacks, look-ahead pile choices.
 
 ``greedy``, ``risk_caller`` and ``counter`` decide with a Numba kernel by default
-(``counter_kernel.py``; ``compiled=False``, spec ``greedy:compiled=false``, keeps the NumPy methods
+(``agent_kernels.py``; ``compiled=False``, spec ``greedy:compiled=false``, keeps the NumPy methods
 here, the reference the kernel is tested against) and can play their seats inside a compiled core
 (``play_turns``, used by the solo and SB3 envs).
 """
@@ -29,7 +29,7 @@ import numpy as np
 from .actions import ACTION_CALL, ACTION_KEEP, ACTION_PLACE_BASE, NUM_ACTIONS, Phase
 from .config import SLOTS, Rules
 from .deck import FUNCTION_REFILL, FUNCTION_REMOVE, NUM_FACES, CardTables, DeckSpec
-from .risk import (
+from .odds import (
     SLOT_KNOWN, SLOT_UNKNOWN, TableView, all_good_probability, batch_call_success_probability, decode, face_fit_counts,
     layout_for, pool_all_good_probability,
 )
@@ -47,7 +47,8 @@ def _validate_inputs(observation, action_mask) -> tuple[np.ndarray, np.ndarray]:
 
 
 class KeineAhnungAgent:
-    """Shared machinery: validation, decoding, phase dispatch and a legal fallback.
+    """Shared machinery of the heuristics (each an :class:`~keine_ahnung_env.agent_base.Agent`):
+    validation, decoding, phase dispatch and a legal fallback.
 
     Subclasses implement :meth:`_main` (reveal or call) and :meth:`_place` (pile choice) for the rows
     in those phases; anything they leave illegal falls back to a uniformly random legal action, so an
@@ -185,7 +186,7 @@ class GreedyAgent(KeineAhnungAgent):
 
     def __init__(self, seed: int | None = None, deck=None, num_players: int | None = None, rules: dict | None = None,
                  compiled: bool = True):
-        """``compiled``: decide with the Numba kernel (``counter_kernel.py`` in greedy's mode, the
+        """``compiled``: decide with the Numba kernel (``agent_kernels.py`` in greedy's mode, the
         default) or with this class's NumPy methods (False: the readable reference). Both choose the
         same action on every row except where the reference breaks a tie at random; there both choose
         uniformly among the tied actions (the kernel from keys drawn from this agent's generator, one
@@ -206,7 +207,7 @@ class GreedyAgent(KeineAhnungAgent):
 
     def _kernel_params(self) -> np.ndarray:
         """greedy's parameters for the kernel (``MODE_GREEDY``, this agent's call threshold)."""
-        from . import counter_kernel as ck
+        from . import agent_kernels as ck
 
         return ck.greedy_params(self.threshold)
 
@@ -214,7 +215,7 @@ class GreedyAgent(KeineAhnungAgent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """One legal action per row (``int64 [B]``); rows without a legal action get 0. With
-        ``compiled`` (the default) the Numba kernel decides (``counter_kernel.py``, in this class's
+        ``compiled`` (the default) the Numba kernel decides (``agent_kernels.py``, in this class's
         mode); otherwise the NumPy methods."""
         if not self.compiled:
             return super().act(observation, action_mask)
@@ -227,7 +228,7 @@ class GreedyAgent(KeineAhnungAgent):
         mask = np.ascontiguousarray(mask)
         keys = self.rng.random((B, NUM_ACTIONS))
         out = np.empty(B, np.int64)
-        from . import counter_kernel as ck
+        from . import agent_kernels as ck
 
         if B >= _PARALLEL_MIN_ROWS:
             ck.decide_kernel(obs, mask, keys, out, players, offsets, compat, type_face, type_is_prize, params,
@@ -240,7 +241,7 @@ class GreedyAgent(KeineAhnungAgent):
         """``(players, offsets, compat, type_face, type_is_prize, params)`` for the kernel, for
         observations ``width`` long; the reference's ValueErrors for a width no layout has and for
         another table size than ``num_players``."""
-        from . import counter_kernel as ck
+        from . import agent_kernels as ck
 
         if self._kernel_tables is None:
             t = self.tables
@@ -387,7 +388,7 @@ class CounterAgent(GreedyAgent):
       known_weight: worth of one own known card kept playable, against an unknown card's chance.
       harm_weight: weight of the next player's expected playable cards in pile choices.
       refill_attack: play a known "refill" card at once when an opponent holds fewer than 3 cards.
-      compiled: decide with the Numba kernel (``counter_kernel.py``, the default) or with this class's
+      compiled: decide with the Numba kernel (``agent_kernels.py``, the default) or with this class's
         NumPy methods (False: the readable reference). Both choose the same action on every row except
         where the reference breaks a tie at random; there both choose uniformly among the tied
         actions (the kernel from keys drawn from this agent's generator, one ``[B, 44]`` array per
@@ -422,7 +423,7 @@ class CounterAgent(GreedyAgent):
 
     def _kernel_params(self) -> np.ndarray:
         """counter's parameters for the kernel (``MODE_COUNTER``)."""
-        from . import counter_kernel as ck
+        from . import agent_kernels as ck
 
         return ck.agent_params(self.call_threshold, self.endgame_threshold, self.endgame_trophies, self.known_weight,
                                self.harm_weight, self.refill_attack)
@@ -441,7 +442,7 @@ class CounterAgent(GreedyAgent):
         pool = view.pool
         n = pool.sum(1)
         # The exact chance that the unknown cards fit nothing now, each drawn from its own shuffle's pool
-        # (issue 17; the remove plan below still uses the one-pool approximation).
+        # (the remove plan below still uses the one-pool approximation).
         p_now = np.nan_to_num(pool_all_good_probability(view, self.tables), nan=0.0)
         late = view.table_counts[:, 2] <= self.endgame_trophies
         level = np.clip(u, 1, 3) - 1
@@ -593,7 +594,7 @@ def play_lineup(core, games, agents, seat_agent) -> bool:
     Returns False, touching nothing, where it cannot play directly: an agent that is not compiled, or
     a core that is not a compiled Keine Ahnung core of the agents' deck (the caller then uses ``act``).
     Raises ValueError for ``games`` / ``seat_agent`` of the wrong shape or out of range."""
-    from . import counter_kernel as ck
+    from . import agent_kernels as ck
     from .core import KeineAhnungCore
     from ...rng import stream_states
 

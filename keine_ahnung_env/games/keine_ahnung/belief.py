@@ -1,4 +1,4 @@
-"""What a seat may know, exactly (issue 17): Keine Ahnung's :class:`~keine_ahnung_env.game_spec.BeliefHooks`.
+"""What a seat may know, exactly: Keine Ahnung's :class:`~keine_ahnung_env.game_spec.BeliefHooks`.
 
 Everything here is computed from ONE observation (version 2, ``observation.py``), so an
 ``act(observation, mask)`` agent can use it. Nobody sees a face-down card, not even its owner, so every
@@ -472,7 +472,7 @@ class KeineAhnungBelief:
 
     def event_probabilities(self, observation: np.ndarray) -> dict[str, float]:
         """The named events of the module docstring, from the observer's point of view."""
-        from . import risk
+        from . import odds as risk
 
         know = self.knowledge(observation)
         t = self.tables

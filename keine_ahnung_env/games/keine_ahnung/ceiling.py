@@ -35,7 +35,7 @@ from .actions import ACTION_CALL
 from .agents import CounterAgent
 from .config import SLOTS
 from .deck import NO_FACE
-from .risk import SLOT_KNOWN, TableView
+from .odds import SLOT_KNOWN, TableView
 
 LEVELS = {
     "control": "counter (sees what every seat sees)",

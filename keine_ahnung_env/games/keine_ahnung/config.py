@@ -10,9 +10,11 @@ import dataclasses
 from typing import Any
 
 from ...rules_options import RulesOptions
+from .game import GAME
 from .deck import CardTables, DeckSpec, build_tables
 
-MIN_PLAYERS, MAX_PLAYERS = 2, 5
+MIN_PLAYERS, MAX_PLAYERS = GAME.min_players, GAME.max_players
+DEFAULT_PLAYERS = GAME.default_players
 SLOTS = 6
 """Layout slots per player (two rows of three)."""
 CALL_MAX_CARDS = 3
@@ -47,7 +49,7 @@ class Rules(RulesOptions):
       deck: the card set (None = the default reconstruction; a DeckSpec or mapping otherwise).
     """
 
-    num_players: int = 4
+    num_players: int = DEFAULT_PLAYERS
     allow_keep: bool = False
     memory: str = "perfect"
     reward: str = "win"

@@ -20,7 +20,7 @@ features computed from that observation alone, so it learns faster without seein
 The game spec offers these sets (``GameSpec.features(kind)``); training records the set in the
 checkpoint sidecar and :class:`agents.ppo.PPOAgent` applies the same.
 
-"hints" and "advice" are computed by a Numba kernel (``counter_kernel.features_row``: one pass per row,
+"hints" and "advice" are computed by a Numba kernel (``agent_kernels.features_row``: one pass per row,
 decoding the observation once for the hints and counter's move); ``compiled=False`` gives the NumPy
 path (``risk``'s functions and ``CounterAgent.act``), the reference it is tested against
 (``tests/test_features_kernel.py``: equal arrays on real-play observations).
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import risk
+from . import odds as risk
 from .actions import NUM_ACTIONS
 from .agents import CounterAgent, TunedCounterAgent, _threads
 from .config import SLOTS, Rules
@@ -99,7 +99,7 @@ class KeineAhnungFeatures:
 
     def _compiled(self, obs: np.ndarray, action_mask: np.ndarray | None) -> np.ndarray:
         """The "hints" / "advice" features by the kernel: the same arrays as the NumPy path below."""
-        from . import counter_kernel as ck
+        from . import agent_kernels as ck
 
         if obs.ndim != 2:
             raise ValueError(f"observation must be [B, O]; got shape {obs.shape}")

@@ -25,7 +25,7 @@ and so on. Sections, in order (P players, T card types of the deck; 57 for the d
 | earlier_pool_cards | P*6         | for those slots: 1 + the type of one card of that pool (the pool's |
 |                    |             | cards sorted by type against its slots in order); else 0           |
 
-The last five sections are observation version 2 (issue 17: what a seat may know, exactly); version 1
+The last five sections are observation version 2 (what a seat may know, exactly); version 1
 is the first ``ObservationLayout.make(..., version=1).size`` features of a version-2 vector, so a policy
 trained on version 1 reads the prefix (``agents.ppo``). Why they are needed (``docs/keine_ahnung.md``,
 "Beliefs"): with perfect memory a seat knows more than the ``unknown_cards`` counts. Every reshuffle
@@ -67,7 +67,7 @@ SLOT_FEATURES = SLOT_STATES + CARD_FEATURES
 TABLE_COUNTS = 4
 PLAYER_FEATURES = 3
 OBSERVATION_VERSION = 2
-"""Bumped whenever the encoding changes; checkpoints record it. Version 1 (before issue 17) is the
+"""Bumped whenever the encoding changes; checkpoints record it. Version 1 is the
 prefix of version 2 without the last five sections."""
 V1_SECTIONS = 10
 """Version 1 had the first ten sections."""

@@ -25,7 +25,7 @@ import numpy as np
 
 from .config import SLOTS
 from .deck import FUNCTION_REFILL, FUNCTION_REMOVE, FUNCTION_REVEAL
-from .risk import face_fit_counts
+from .odds import face_fit_counts
 
 DRAW_LOOKAHEAD = 8
 TROPHY_LOOKAHEAD = 3

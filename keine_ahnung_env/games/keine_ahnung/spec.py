@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ...game_spec import AdvantageRecipe, AgentInfo, EpisodeStats, GameSpec, StatColumn
+from ...game_spec import AdvantageRecipe, AgentInfo, EpisodeStats, GameHooks, GameSpec, StatColumn
 from .actions import ACTION_CALL, NUM_ACTIONS, action_name
-from .config import MAX_PLAYERS, MIN_PLAYERS, SLOTS, Rules
+from .config import SLOTS, Rules
 from .core import KeineAhnungCore
 from .features import HINT_WIDTH, feature_sets
 from .picture import table_scene
@@ -27,8 +27,10 @@ from .scoring import standings_key
 from .ceiling import CEILING
 from .search import SEARCH
 from .belief import belief_for
+from .game import GAME
 
-NAME = "keine_ahnung_v0"
+NAME = GAME.name
+TITLE = GAME.title
 ACTION_NAMES = tuple(action_name(a) for a in range(NUM_ACTIONS))
 
 _AGENTS = "keine_ahnung_env.games.keine_ahnung.agents"
@@ -73,7 +75,7 @@ EPISODE_STATS = EpisodeStats(
 
 TRAINING_RECIPE = MappingProxyType({
     # Residual learning from the strongest heuristic: the policy reads counter_tuned's move (the
-    # advice_tuned features) and first imitates counter_tuned, so PPO starts at its level (wave 8: two
+    # advice_tuned features) and first imitates counter_tuned, so PPO starts at its level (two
     # runs of this recipe won 25.8% [25.5, 26.1] of 100,000 fresh games each against three counters,
     # where the same recipe on counter's advice gave 25.2%; docs/skill_ceiling.md) ...
     "features": "advice_tuned",
@@ -126,7 +128,7 @@ def advantage_recipes(layout: ObservationLayout) -> MappingProxyType:
       game at 4 players. Where that other move is a call, playing the card first is the plan itself, and
       counter_tuned decides.
 
-    docs/skill_ceiling.md, waves 12 and 13."""
+    docs/skill_ceiling.md."""
     hints = layout.size
     width = hints + HINT_WIDTH + NUM_ACTIONS  # the advice features: observation, hints, the adviser's move
     inputs = ((layout.slice("table_counts").start, layout.slice("own_trophy_points").stop), (hints, width))
@@ -140,18 +142,18 @@ def advantage_recipes(layout: ObservationLayout) -> MappingProxyType:
     })
 
 
-def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
+def game_spec(num_players: int = GAME.default_players, **rules: Any) -> GameSpec:
     """The variant as every game-independent layer sees it; validates the options (``Rules``)."""
     variant = Rules.make(num_players, **rules)
     tables = variant.tables()
     layout = ObservationLayout.for_tables(variant.num_players, tables)
     return GameSpec(
-        name=NAME,
-        title="Keine Ahnung / No Idea",
-        version=0,
+        name=GAME.name,
+        title=GAME.title,
+        version=GAME.version,
         num_players=variant.num_players,
-        min_players=MIN_PLAYERS,
-        max_players=MAX_PLAYERS,
+        min_players=GAME.min_players,
+        max_players=GAME.max_players,
         num_actions=NUM_ACTIONS,
         action_names=ACTION_NAMES,
         observation_high=layout.high(tables).astype(np.float32),
@@ -165,16 +167,13 @@ def game_spec(num_players: int = 4, **rules: Any) -> GameSpec:
         episode_stats=EPISODE_STATS,
         feature_sets=feature_sets(),
         default_features="hints",
-        training_recipe=TRAINING_RECIPE,
-        advantage=advantage_recipes(layout),
         privileged_size=privileged_size(variant.num_players),
         privileged=privileged_features,
         agents=AGENTS,
         default_opponent="greedy",
         describe_move=describe_move,
-        search=SEARCH,
         scene=table_scene,
-        belief=belief_for(variant),
         older_observations={1: ObservationLayout.for_tables(variant.num_players, tables, version=1).size},
-        ceiling=CEILING,
+        hooks=GameHooks(search=SEARCH, belief=belief_for(variant), ceiling=CEILING,
+                        advantage=advantage_recipes(layout), training_recipe=TRAINING_RECIPE),
     )

@@ -1,23 +1,12 @@
-"""tiny_v0, "hidden high card", defined only in the tests: proof that a game needs nothing but the door
-(a ``BatchedCore``, a ``GameSpec``, ``register_game``, ``make_entry_points``; issue 13). Cards 1-8; each of
-2-3 players gets 2 face-down cards only its owner sees, the rest stay face down in the stock. In each of
-``rounds`` rounds (default 2; round r opens at seat r % P) every seat in turn plays a card face up or
-passes; the round's highest card scores a point. The most points win: winners share +1, the others -1.
-"""
+"""The batched core of tiny_v0 (the ``BatchedCore`` protocol of ``keine_ahnung_env.game_spec``), in NumPy:
+B games as arrays, stepped together; game i is reproducible from ``(seed, i)``."""
 
 from __future__ import annotations
 
-import gymnasium
 import numpy as np
-import pettingzoo
 
-from keine_ahnung_env import registry
-from keine_ahnung_env.entry_points import gymnasium_solo_id, make_entry_points, register_entry_points
-from keine_ahnung_env.game_spec import AgentInfo, EpisodeStats, GameSpec, StatColumn
-
-NAME, CARDS, HAND = "tiny_v0", 8, 2
-PASS = HAND  # actions: PLAY_0 .. PLAY_{HAND-1} (the card in that hand slot), then PASS
-ACTION_NAMES = tuple(f"PLAY_{k}" for k in range(HAND)) + ("PASS",)
+from .actions import ACTION_NAMES
+from .deck import CARDS, HAND
 
 
 class TinyCore:
@@ -111,80 +100,3 @@ class TinyCore:
         parts = [self.hands[g, s], self.table[rows, rel], self.points[rows, rel], (self.hands[rows, rel] > 0).sum(2),
                  (rel == self.current[rows]) & ~self.done[rows], self.round[g, None]]
         return np.concatenate(parts, axis=1).astype(np.float32)
-
-
-def observation_string(obs) -> str:
-    obs = np.asarray(obs).astype(int)
-    P = (obs.size - HAND - 1) // 4
-    hand, table, points, held, acting, rnd = np.split(obs, np.cumsum([HAND, P, P, P, P]))
-    return "\n".join([f"round {rnd[0] + 1}; your hand: {' '.join(map(str, hand[hand > 0])) or '-'}"] + [
-        f"{'you' if k == 0 else f'seat +{k}'}: played {table[k] or '-'}, {held[k]} in hand, {points[k]} points"
-        + (" (to act)" if acting[k] else "") for k in range(P)])
-
-
-def render(core: TinyCore, b: int, reveal_all: bool) -> str:
-    head = "game over" if core.done[b] else f"round {core.round[b] + 1}/{core.rounds}, seat {core.current[b]} to act"
-    return "\n".join([f"tiny_v0 hidden high card: {head}"] + [
-        f"seat {p}: hand [{' '.join(str(c) if reveal_all else '??' for c in core.hands[b, p] if c) or '-'}], "
-        f"played {core.table[b, p] or '-'}, {core.points[b, p]} points" for p in range(core.num_players)])
-
-
-class HighCardAgent:
-    """The heuristic: plays its highest card when it beats every card on the table, else passes."""
-
-    name = "high_card"
-
-    def __init__(self, seed: int | None = None, num_players: int | None = None, rules: dict | None = None):
-        pass  # deterministic: nothing to seed
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        obs = np.asarray(observation)
-        hand, table = obs[:, :HAND], obs[:, HAND:HAND + (obs.shape[1] - HAND - 1) // 4]
-        slot = hand.argmax(axis=1)
-        beats = (hand.max(axis=1) > table.max(axis=1)) & np.asarray(action_mask, bool)[np.arange(len(obs)), slot]
-        return np.where(beats, slot, PASS).astype(np.int64)
-
-
-EPISODE_STATS = EpisodeStats(  # passes of each seat, and its points at the end
-    counters=("passes",), finals=("points",), final=lambda core: core.points[:, :, None].copy(),
-    before_step=lambda core, actions, active: (np.asarray(active, bool) & ~core.done & (np.asarray(actions) == PASS)
-                                               )[:, None] & (np.arange(core.num_players) == core.current[:, None]),
-    after_step=lambda core, passed: passed[:, :, None].astype(np.int64),
-    columns=(StatColumn("passes_per_game", "pass/g", "passes"), StatColumn("mean_points", "pts", "points")))
-
-
-def make_spec(num_players: int, **rules) -> GameSpec:
-    """The spec of a variant; the one rules option is ``rounds`` (1-2)."""
-    if set(rules) - {"rounds"}:
-        raise ValueError(f"unknown rules option(s) {sorted(set(rules) - {'rounds'})}; allowed: rounds")
-    rounds, P = rules.get("rounds", HAND), num_players
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= HAND:
-        raise ValueError(f"rounds={rounds!r}; allowed: an integer 1-{HAND}")
-    high = np.array([CARDS] * (HAND + P) + [rounds] * P + [HAND] * P + [1] * P + [rounds], np.float32)
-    return GameSpec(
-        name=NAME, title=ENTRY.title, num_players=P, min_players=2, max_players=3, num_actions=len(ACTION_NAMES),
-        action_names=ACTION_NAMES, observation_high=high, make_core=lambda n, seed: TinyCore(n, P, rounds, seed),
-        standings=lambda core: core.points, render=render, observation_string=observation_string,
-        rules={"rounds": rounds}, episode_stats=EPISODE_STATS,
-        agents={"high_card": AgentInfo(HighCardAgent, description="plays its best card when it beats the table")})
-
-
-ENTRY = registry.GameEntry(name=NAME, make_spec=make_spec, min_players=2, max_players=3, default_players=2,
-                           title="Hidden high card (a test game)", module=__name__, status="test")
-
-
-def register() -> None:
-    """Registers tiny_v0 and builds this module's entry points (``env``, ``raw_env``, ``solo_env``, ...)."""
-    registry.register_game(ENTRY)
-    made = make_entry_points(NAME, __name__)
-    globals().update(zip(("env", "raw_env", "solo_env", "sb3_vec_env", "vector_env", "game_spec"), made))
-    register_entry_points(NAME, __name__)
-
-
-def unregister() -> None:
-    """Removes tiny_v0 from the game registry and from Gymnasium's and PettingZoo's."""
-    registry.unregister_game(NAME)
-    gymnasium.registry.pop(gymnasium_solo_id(NAME), None)
-    aec_registry = getattr(pettingzoo, "aec_registry", {})  # its keys are normalised ids (tiny-v0)
-    for key in [key for key, spec in aec_registry.items() if spec.entry_point == f"{__name__}:env"]:
-        del aec_registry[key]

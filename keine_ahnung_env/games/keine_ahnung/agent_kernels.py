@@ -3,7 +3,7 @@
 ``risk_caller:<threshold>``), row by row.
 
 :class:`~.agents.CounterAgent` (``agents.py``) is the readable reference: NumPy over a batch, its risk
-model in ``risk.py``. This module is the same decision written once per row as plain loops (the
+model in ``odds.py``. This module is the same decision written once per row as plain loops (the
 pattern of ``docs/engine_pattern.md``): :func:`decide_range` runs the rows of a range, and
 :func:`decide_kernel` splits a large batch into ranges and runs them in a ``prange``. A row reads only
 what the reference reads: the seat's observation vector (decoded here section by section, as
@@ -82,7 +82,7 @@ assert ((MAIN, PLACE_DRAWN, PLACE_REVEALED, NUM_PHASES) == (int(actions.Phase.MA
         and (ACTION_CALL, ACTION_PLACE_BASE, NUM_ACTIONS) == (actions.ACTION_CALL, actions.ACTION_PLACE_BASE,
                                                               actions.NUM_ACTIONS)
         and (FUNCTION_REMOVE, FUNCTION_REFILL) == (deck.FUNCTION_REMOVE, deck.FUNCTION_REFILL)), \
-    "counter_kernel.py's constants differ from actions.py / config.py / deck.py / observation.py: update them"
+    "agent_kernels.py's constants differ from actions.py / config.py / deck.py / observation.py: update them"
 
 # Indices into the ``offsets`` argument (the observation sections the decision reads).
 OFF_PHASE, OFF_PENDING_CARD, OFF_PENDING_SLOT, OFF_PILE_TOPS, OFF_LAYOUTS, OFF_TABLE_COUNTS, OFF_UNKNOWN_CARDS, \
@@ -169,7 +169,7 @@ def _card(obs, o):
     return face, fn
 
 
-# ============================================================================ the risk model (risk.py)
+# ============================================================================ the risk model (odds.py)
 
 @njit(cache=True, inline="always")
 def _all_good(g, n, u):

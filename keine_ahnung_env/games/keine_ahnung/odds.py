@@ -18,7 +18,7 @@ For each pool k with ``n_k`` cards of which ``g_k`` are "good" (non-fitting numb
 known card is non-fitting, and never otherwise. The order of the reveal does not change the
 probability of success (it only decides which card ends a failed call), so no sampling is needed.
 
-Before issue 17 the model used one pool (``unknown_cards``) for every unknown card. That is wrong
+Observation version 1 gave one pool (``unknown_cards``) for every unknown card. That is wrong
 after a reshuffle: a card dealt before it comes from the old shuffle's leftovers, not from the new draw
 pile of seen cards; ``docs/keine_ahnung.md`` ("Beliefs") has the measurements. Version-1
 observations (old checkpoints) still decode and get the one-pool formula.
@@ -31,7 +31,8 @@ face-down cards (impossible in a real game) also gives NaN.
 
 Besides the exact model the module holds the shared decoding of observations used by the heuristic
 agents (:func:`decode`) and :func:`monte_carlo_call_success`, which checks the model against the real
-engine by re-dealing the hidden cards of a game state (within their pools) and resolving an actual CALL.
+engine by re-dealing the hidden cards of a game state (within their pools) and resolving an actual CALL
+(``research/risk_engine_check.py`` runs that check over many states).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ __all__ = [
     "SLOT_EMPTY", "SLOT_UNKNOWN", "SLOT_KNOWN", "TableView", "decode", "layout_for", "call_is_legal",
     "call_success_probability", "batch_call_success_probability", "exact_call_success_probability",
     "unknown_fit_probability", "expected_trophy_value", "expected_call_value", "monte_carlo_call_success",
-    "binomial_interval_contains", "wilson_interval", "collect_call_states", "engine_check", "face_fit_counts", "all_good_probability",
+    "binomial_interval_contains", "wilson_interval", "collect_call_states", "face_fit_counts", "all_good_probability",
     "pool_all_good_probability",
 ]
 
@@ -521,51 +522,3 @@ def collect_call_states(num_players: Sequence[int] = (2, 3, 4, 5), memories: Seq
                     yield core, int(b)
                     found += 1
                 core.step(actions)
-
-
-def engine_check(states: int, playouts: int, seed: int = 0, num_envs: int = 64, sampler: bool = False) -> dict:
-    """The exact probability next to Monte Carlo play-outs of the real engine for about ``states``
-    call states, spread over 2-5 players, both memory modes and random or greedy play.
-
-    Returns ``exact`` [S] and ``hits`` [S] (successful play-outs of ``playouts``) arrays, the
-    ``variants`` list of ``(players, memory, policy)`` per state, ``playouts`` and ``seconds``; with
-    ``sampler=True`` also ``sampled`` [S]: successful CALLs in ``playouts`` games drawn by the belief's
-    sampler (``belief.sample_states``) from the caller's observation alone.
-    """
-    import itertools
-    import time
-
-    from .agents import GreedyAgent
-    from .core import KeineAhnungCore
-
-    rng = np.random.default_rng(seed)
-    variants = [(P, memory, policy) for P in (2, 3, 4, 5) for memory in ("perfect", "none")
-                for policy in ("random", "greedy")]
-    per_variant = max(1, -(-states // len(variants)))
-    from .belief import belief_for
-
-    exact, hits, labels, sampled = [], [], [], []
-    scratch: dict = {}
-    start = time.time()
-    for i, (P, memory, policy) in enumerate(variants):
-        agent = None if policy == "random" else GreedyAgent(seed=seed + i)
-        found = collect_call_states(num_players=(P,), memories=(memory,), per_variant=per_variant,
-                                    seed=seed * 1000 + i, policy=agent, num_envs=num_envs)
-        for core, b in itertools.islice(found, per_variant):
-            exact.append(call_success_probability(core.observe(core.current)[b]))
-            if core.rules not in scratch:
-                scratch[core.rules] = KeineAhnungCore(playouts, core.rules, seed=seed)
-            k, _ = monte_carlo_call_success(core, b, playouts, rng, scratch=scratch[core.rules])
-            hits.append(k)
-            labels.append((P, memory, policy))
-            if sampler:
-                obs = core.observe(core.current)[b]
-                games = belief_for(core.rules).sample_states(obs, playouts, rng)
-                before = games.trophy_count[:, 0].copy()
-                games.step(np.full(playouts, ACTION_CALL))
-                sampled.append(int((games.trophy_count[:, 0] > before).sum()))
-    out = {"exact": np.array(exact), "hits": np.array(hits), "variants": labels, "playouts": playouts,
-           "seconds": time.time() - start}
-    if sampler:
-        out["sampled"] = np.array(sampled)
-    return out
