@@ -96,7 +96,8 @@ GAMES = {
     "gap_v0": (["--opponents", "gap_hunter", "--rules", "rounds=1"], [
         (r"p", r"passes"), (r"([a-z]{2}\d+)l", r"plays {0} on the left pile"),
         (r"([a-z]{2}\d+)r", r"plays {0} on the right pile"), (r"l", r"no gap: turned up \S+ onto the left pile"),
-        (r"r", r"no gap: turned up \S+ onto the right pile"), (r"([a-z]{2}\d+)", r"lays {0} face down as a hidden card")]),
+        (r"r", r"no gap: turned up \S+ onto the right pile"),
+        (r"([a-z]{2}\d+)", r"lays {0} face down as a hidden card")]),
     "dnp_v0": (["--opponents", "shedder,tactician", "--rules", "win_points=2"], [
         (r"(\d+)", r"selected #{0} "), (r"p", r"plays "), (r"t(\d)", r"takes .* from seat {0}'s set"),
         (r"a(\d)", r"adds .* to seat {0}'s set"), (r"turn", r"turns their whole hand")]),
