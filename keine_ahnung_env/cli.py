@@ -62,7 +62,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from . import registry
 
-DEFAULT_ENV = "keine_ahnung_v0"
+DEFAULT_ENV = registry.DEFAULT_GAME
 MAX_SEED = 2**32 - 1
 """The largest seed: Stable-Baselines3 seeds NumPy's legacy generator, which takes 32 bits."""
 
@@ -216,8 +216,9 @@ def add_env(parser: argparse.ArgumentParser, default: str = DEFAULT_ENV, help: s
 
 def add_players(parser: argparse.ArgumentParser, default: int | None = None, help: str | None = None) -> None:
     parser.add_argument("--players", type=int, default=default, metavar="N",
-                        help=help or "players per game, within the game's range (keine_ahnung_v0: 2-5); "
-                                     "omitted: the game's default (keine_ahnung_v0: 4)")
+                        help=help or f"players per game, within the game's range ({DEFAULT_ENV}: "
+                                     f"{registry.game(DEFAULT_ENV).min_players}-{registry.game(DEFAULT_ENV).max_players}); "
+                                     f"omitted: the game's default ({DEFAULT_ENV}: {registry.default_players()})")
 
 
 def add_seed(parser: argparse.ArgumentParser, default: int = 0, help: str | None = None) -> None:

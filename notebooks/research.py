@@ -16,7 +16,7 @@ import tempfile
 import numpy as np
 
 import agents
-from keine_ahnung_env.games.keine_ahnung import risk
+from keine_ahnung_env.games.keine_ahnung import odds as risk
 from keine_ahnung_env.games.keine_ahnung.actions import ACTION_CALL
 from keine_ahnung_env.games.keine_ahnung.config import Rules
 from keine_ahnung_env.games.keine_ahnung.core import KeineAhnungCore
@@ -165,7 +165,7 @@ def monte_carlo_check(states: int = 200, playouts: int = 2000, seed: int = 0):
     """The exact probability next to Monte Carlo play-outs of the real engine for ``states`` call
     states (2-5 players, both memory modes, random and greedy play). Returns a dict of arrays:
     exact, hits, playouts, label, and ``seconds``."""
-    from research.risk_engine_check import engine_check
+    engine_check = lab("risk_engine_check").engine_check  # research/risk_engine_check.py
 
     check = engine_check(states, playouts, seed=seed, num_envs=32)
     labels = [f"{P}p/{memory}" for P, memory, _ in check["variants"]]

@@ -27,7 +27,7 @@ from agents.base import sample_masked
 import conformance as C
 from keine_ahnung_adapter import KA, REVEAL_DECK, rules_of
 from keine_ahnung_env import keine_ahnung_v0
-from keine_ahnung_env.games.keine_ahnung import risk
+from keine_ahnung_env.games.keine_ahnung import odds as risk
 
 SETTINGS = dict(deadline=None, derandomize=True, database=None, print_blob=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])

@@ -173,7 +173,7 @@ def test_hint_features_read_the_observation_only():
     from agents.features import ObservationFeatures
     from keine_ahnung_env.games.keine_ahnung.features import HINT_WIDTH
     from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, Rules
-    from keine_ahnung_env.games.keine_ahnung.scripted import load_named
+    from keine_ahnung_env.games.keine_ahnung.positions import load_named
 
     core = KeineAhnungCore(1, Rules.make(2), seed=0)
     # Seat 0 knows its grey 1 (does not fit red 5) and its red 2 (fits); one unknown card.
@@ -197,7 +197,7 @@ def test_advice_features_carry_the_counter_heuristics_move():
     from keine_ahnung_env.games.keine_ahnung.features import HINT_WIDTH
     from keine_ahnung_env.games.keine_ahnung import KeineAhnungCore, Rules
     from keine_ahnung_env.games.keine_ahnung.actions import NUM_ACTIONS
-    from keine_ahnung_env.games.keine_ahnung.scripted import load_named
+    from keine_ahnung_env.games.keine_ahnung.positions import load_named
 
     features = ObservationFeatures("advice", 2)
     hints = ObservationFeatures("hints", 2)
@@ -353,7 +353,7 @@ def test_the_games_recipe_fills_only_the_arguments_left_out():
         train_module.main(["--recipe", "fancy"])
     import dataclasses
 
-    broken = dataclasses.replace(spec, training_recipe={"learning_rte": 1e-4})
+    broken = dataclasses.replace(spec, hooks=dataclasses.replace(spec.hooks, training_recipe={"learning_rte": 1e-4}))
     with pytest.raises(ValueError, match="learning_rte"):
         train_module.apply_recipe(train_module.Args(), broken)
 
@@ -560,7 +560,7 @@ def test_export_writes_a_smaller_play_only_checkpoint_that_acts_the_same(trained
 
 
 def test_privileged_features_read_the_hidden_state_from_the_learners_seat():
-    from keine_ahnung_env.games.keine_ahnung.risk import face_fit_counts
+    from keine_ahnung_env.games.keine_ahnung.odds import face_fit_counts
     from keine_ahnung_env.games.keine_ahnung.privileged import DRAW_LOOKAHEAD, privileged_features, privileged_size
 
     env = keine_ahnung_v0.vector_env(6, num_players=4, seed=5)
@@ -664,3 +664,14 @@ def test_the_shipped_4_player_agent_loads_and_plays_legal_moves():
     assert earlier.name == "ppo_4p_v1" and earlier.info.features == "advice" and is_play_only(EARLIER_CHECKPOINT)
     _plays_legal_moves(earlier, num_players=4, games=16, seed=12, steps=60)
 
+
+
+def test_the_trainer_asks_for_sleeping_openmp_threads_unless_told_otherwise(monkeypatch):
+    import os
+
+    from training import train
+
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    assert train.passive_openmp() == "PASSIVE" and os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")  # a policy the user names is kept
+    assert train.passive_openmp() == "ACTIVE" and os.environ["OMP_WAIT_POLICY"] == "ACTIVE"

@@ -23,13 +23,13 @@ now, against ``counter``s) say where the network may decide; ``--decision`` pick
    ``agents.make("advantage:OUT.npz")``.
 
 The labels value one decision with the heuristic playing on: the network learns where the heuristic's
-own choice is not the better one (one step of policy improvement; issue 18's expert iteration with
+own choice is not the better one (one step of policy improvement: expert iteration with
 roll-out values as the targets). ``--improve MODEL`` labels the play of an earlier model instead (it
 plays the seat in the games and the roll-outs): the next round, on the same decision or on another one;
 the new model then plays the earlier one everywhere else. Every batch of ``--batch-size`` games seeds
 itself from ``--seed`` and its number, so ``--processes N`` labels the same decisions as one process.
-Figures and the commands of the shipped models (``agents.make("advantage_4p")``): docs/skill_ceiling.md,
-waves 12 and 13.
+Figures and the commands of the shipped models (``agents.make("advantage_4p")``): docs/skill_ceiling.md
+and docs/results.md.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from keine_ahnung_env.game_spec import AdvantageRecipe, GameSpec
 from .cli import (check_env, check_int, check_number, check_players, check_positive, check_seed, check_variant,
                   parse_dataclass, parse_net_arch, run_command, usage_error, user_errors)
 
-DEFAULT_ENV = "keine_ahnung_v0"
+DEFAULT_ENV = registry.DEFAULT_GAME
 PROG = "python -m training.advantage"
 EXAMPLES = (
     "--players 4 --games 200000 --seed 0 --processes 2 --out runs/advantage_4p/model",
@@ -69,7 +69,7 @@ class Args:
     """the game (one whose spec offers an advantage recipe: keine_ahnung_v0)"""
     decision: str = ""
     """which of the game's advantage recipes (Keine Ahnung: call, reserve; default: the first)"""
-    players: int = 4
+    players: int = registry.default_players(DEFAULT_ENV)
     """seats at the table"""
     games: int = 200000
     """games played to collect decisions (Keine Ahnung at 4 players: about 1.2 labelled call decisions a
@@ -185,7 +185,7 @@ def label_batch(task: tuple) -> dict[str, np.ndarray]:
             taken = np.full(rows.size, first) if recipe.take_width() == 1 else np.asarray(base.act(obs[rows], take), np.int64)
             parts, first_moves = [], []
             for r, move, alt in zip(rows, taken, other):
-                sampled = spec.belief.sample_states(obs[r], playouts, rng)
+                sampled = spec.hooks.belief.sample_states(obs[r], playouts, rng)
                 parts += [(sampled, np.arange(playouts))] * 2
                 first_moves += [np.full(playouts, move), np.full(playouts, alt)]
             sim = type(parts[0][0]).gather(parts)

@@ -50,7 +50,7 @@ from keine_ahnung_env.game_spec import GameSpec, StatColumn
 from keine_ahnung_env.stats import Z95  # noqa: F401  (re-exported: the 95% quantile the intervals use)
 from keine_ahnung_env.stats import proportion_interval as wilson_interval  # the name tests and notebooks use
 
-DEFAULT_ENV = "keine_ahnung_v0"
+DEFAULT_ENV = registry.DEFAULT_GAME
 
 
 def lineups(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
@@ -245,25 +245,25 @@ def _game(env: Any) -> registry.GameEntry:
         raise ValueError(f"env={env!r}; allowed: {', '.join(registry.games())}") from None
 
 
-def play_tournament(agents: Sequence[Any], num_players: int = 4, games: int = 2000, seed: int = 0,
+def play_tournament(agents: Sequence[Any], num_players: int | None = None, games: int = 2000, seed: int = 0,
                     env: str = DEFAULT_ENV, batch_size: int = 1024, progress: bool = False,
                     names: Sequence[str] | None = None, rating_passes: int = 8, processes: int = 1,
                     record: bool = False, **rules: Any) -> TournamentResult:
     """Plays a seat-rotated tournament between ``agents`` (objects with ``act(obs, mask)``).
 
-    ``env`` is any registered game; ``games`` is rounded up to a whole number of deals (one deal per
-    line-up); ``batch_size`` games are stepped together; ``rules`` are the game's rules options (Keine
-    Ahnung: ``memory=``, ``allow_keep=``...). ``names`` label the agents (default: their ``name``
-    attributes, made unique); ``rating_passes`` is the number of random game orders the ratings are
-    averaged over. ``processes``: the batches are shared among this many worker processes (``spawn``;
-    the agents are pickled to them) and the results merged exactly as one run gives them (see the
-    module docstring); more processes than batches are not started. Raises ValueError for a bad env,
-    player count, game count, batch size, process count or rules option, and for agents that cannot
-    be pickled when ``processes > 1``. ``record``: keep every game's actions (``game_actions``) so
-    that the games can be written as replays.
+    ``env`` is any registered game, ``num_players`` its seats (None: the game's default); ``games`` is rounded
+    up to a whole number of deals (one deal per line-up); ``batch_size`` games are stepped together; ``rules``
+    are the game's rules options (Keine Ahnung: ``memory=``, ``allow_keep=``...). ``names`` label the agents
+    (default: their ``name`` attributes, made unique); ``rating_passes`` is the number of random game orders
+    the ratings are averaged over. ``processes``: the batches are shared among this many worker processes
+    (``spawn``; the agents are pickled to them) and the results merged exactly as one run gives them (see the
+    module docstring); more processes than batches are not started. Raises ValueError for a bad env, player
+    count, game count, batch size, process count or rules option, and for agents that cannot be pickled when
+    ``processes > 1``. ``record``: keep every game's actions (``game_actions``) so that the games can be
+    written as replays.
     """
     entry = _game(env)
-    P = registry.check_players(entry, num_players)
+    P = registry.check_players(entry, entry.default_players if num_players is None else num_players)
     games = _positive_int("games", games)
     batch_size = _positive_int("batch_size", batch_size)
     rating_passes = _positive_int("rating_passes", rating_passes)

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from keine_ahnung_env.registry import DEFAULT_GAME
+
 from .cli import (UsageError, check_env, check_int, check_number, check_players, check_positive, check_seed,
                   check_variant, given_fields, make_agent, parse_dataclass, parse_net_arch, parse_rules, run_command,
                   usage_error, user_errors)
@@ -45,39 +47,48 @@ EXAMPLES = (
 
 @dataclasses.dataclass
 class Args:
-    """Train a MaskablePPO agent for a registered game against heuristic baselines (and its own snapshots).
+    """Train a MaskablePPO agent for a registered game against heuristic baselines
+    (and its own snapshots). The game's recipe fills every option you leave out;
+    --recipe plain uses the defaults shown.
 
     Defaults that depend on the game come from its spec: ``--players 0`` is the game's default player
     count, an empty ``--features`` its default feature set, an empty ``--opponents`` ``random`` plus
-    every heuristic agent the game declares (for keine_ahnung_v0 these reproduce the earlier fixed
-    defaults: 4 players, hints, random,never_call,always_call,greedy,risk_caller,counter).
+    every heuristic agent the game declares (keine_ahnung_v0: 4 players, hints,
+    random,never_call,always_call,greedy,risk_caller,counter).
 
-    On top of them the game's recipe (``--recipe game``, GameSpec.training_recipe) sets every
-    argument the command line leaves out; keine_ahnung_v0: features advice_tuned, imitate counter_tuned (1000
-    games, 4 epochs, 8 samples), opponents counter,counter,greedy,risk_caller:0.5, learning rate 5e-5,
-    clip 0.1, entropy 0, gamma 0.999, 256 games x 64 steps, batches of 4096, 1,000,000 decisions or 7
-    minutes, eval every 10 updates, a final tournament of 3000 games against three counters, three
+    On top of them the game's recipe (``--recipe game``, the game's ``training_recipe``) sets every
+    argument the command line leaves out; keine_ahnung_v0: features advice_tuned, imitate counter_tuned
+    (1000 games, 4 epochs, 8 samples), opponents counter,counter,greedy,risk_caller:0.5, learning rate
+    5e-5, clip 0.1, entropy 0, gamma 0.999, 256 games x 64 steps, batches of 4096, 1,000,000 decisions
+    or 7 minutes, eval every 10 updates, a final tournament of 3000 games against three counters, three
     randoms and in a league with counter, greedy and risk_caller:0.5 (TRAINING_RECIPE in the game's
-    spec.py). ``--recipe plain`` keeps the defaults shown here."""
+    spec.py; docs/training.md). ``--recipe plain`` keeps the defaults of this class."""
 
-    env: str = "keine_ahnung_v0"
-    """the game: any registered game (keine_ahnung_env.registry.games(); an unknown name lists them)"""
+    env: str = DEFAULT_GAME
+    """the game"""
     recipe: str = "game"
-    """game: the game's tuned recipe (GameSpec.training_recipe) sets every argument you leave out
-    (keine_ahnung_v0: imitate counter_tuned on the advice_tuned features, then gentle PPO against a counter-heavy
-    pool; see docs/training.md); plain: the defaults shown here, the only recipe before"""
+    """game (the game's tuned recipe) or plain
+
+    game: the game's recipe sets every argument left out (keine_ahnung_v0: imitate counter_tuned on the
+    advice_tuned features, then gentle PPO against a counter-heavy pool; docs/training.md); plain: the
+    defaults of this class."""
     players: int = 0
-    """number of players within the game's range (keine_ahnung_v0: 2-5); 0: the game's default
-    (keine_ahnung_v0: 4). The learner takes one seat, rotating between games"""
+    """players (0: the game's default)
+
+    The learner takes one seat, rotating between games."""
     total_timesteps: int = 400_000
-    """learner decisions to train on (the plain default, 400,000, took 4 min 18 s on an idle 2-core machine)"""
+    """learner decisions to train on"""
     max_minutes: float = 0.0
-    """wall-clock budget of the PPO phase in minutes (0: none); training stops at the first rollout
-    end past it and then checkpoints and plays the final tournament as usual"""
+    """time budget of the PPO phase (0: none)
+
+    Training stops at the first rollout end past it, then checkpoints and plays the final tournament
+    as usual."""
     num_envs: int = 128
-    """games stepped together in one core (more games amortise the opponents' batched act calls)"""
+    """games stepped together in one core
+
+    More games amortise the opponents' batched act calls."""
     n_steps: int = 64
-    """learner decisions per game per rollout (rollout size = num_envs * n_steps)"""
+    """learner decisions per game per rollout"""
     batch_size: int = 2048
     """minibatch size of a PPO update"""
     n_epochs: int = 4
@@ -85,7 +96,9 @@ class Args:
     learning_rate: float = 3e-4
     """Adam step size"""
     gamma: float = 0.998
-    """discount: close to 1 for games that pay only at the end (Keine Ahnung: 50-400 learner decisions)"""
+    """discount
+
+    Close to 1 for games that pay only at the end (Keine Ahnung: 50-400 learner decisions)."""
     gae_lambda: float = 0.95
     """GAE smoothing"""
     clip_range: float = 0.2
@@ -93,76 +106,95 @@ class Args:
     ent_coef: float = 0.01
     """entropy bonus"""
     critic: str = "public"
-    """public: the value network reads the policy's inputs; oracle: it also reads the game's hidden state
-    (GameSpec.privileged; Keine Ahnung: face-down cards, the next draws, trophy values; training/oracle.py)
-    that the policy never reads, for less noisy advantages (asymmetric actor-critic); only for games that
-    offer hidden inputs. A checkpoint of the other kind given to --resume lends its actor"""
+    """public or oracle (reads hidden state)
+
+    public: the value network reads the policy's inputs; oracle: it also reads the game's hidden state
+    (GameSpec.privileged; Keine Ahnung: face-down cards, the next draws, trophy values;
+    training/oracle.py) that the policy never reads, for less noisy advantages (asymmetric
+    actor-critic); only for games that offer hidden inputs. A checkpoint of the other kind given to
+    --resume lends its actor."""
     critic_warmup: int = 0
-    """PPO updates at the start during which only the value network learns (the actor is frozen):
-    useful when a trained actor meets a new critic (--resume across --critic kinds, --imitate)"""
+    """updates that train only the critic
+
+    Useful when a trained actor meets a new critic (--resume across --critic kinds, --imitate)."""
     warmup_learning_rate: float = 5e-4
-    """Adam step size during --critic-warmup (only the critic learns then, so it may be larger)"""
+    """Adam step size during --critic-warmup"""
     net_arch: str = "256,256"
-    """hidden layer sizes of the policy and value networks"""
+    """hidden layer sizes"""
     activation: str = "tanh"
     """tanh or relu"""
     features: str = ""
-    """policy inputs: one of the game's feature sets (GameSpec.feature_names; raw, the scaled observation,
-    is always there); empty: the game's default (GameSpec.default_features). keine_ahnung_v0 (default hints):
-    raw, hints (plus risk-model features), advice (hints plus the counter heuristic's move as a one-hot:
-    the policy learns where to differ from it) or advice_tuned (the same with counter_tuned's move; the
-    recipe's; keine_ahnung_env/games/keine_ahnung/features.py)"""
+    """policy inputs: one of the game's feature sets
+
+    Empty: the game's default (GameSpec.default_features); raw, the scaled observation, is always
+    there. keine_ahnung_v0 (default hints): raw, hints (plus risk-model features), advice (hints plus
+    the counter heuristic's move as a one-hot: the policy learns where to differ from it) or
+    advice_tuned (the same with counter_tuned's move; the recipe's;
+    keine_ahnung_env/games/keine_ahnung/features.py)."""
     opponents: str = ""
-    """comma-separated agent specs forming the opponent pool (sampled per game and seat); empty: random,
-    then every heuristic agent the game declares (GameSpec.agents, in its order, default arguments);
-    keine_ahnung_v0: random,never_call,always_call,greedy,risk_caller,counter (risk_caller's default
-    threshold is 0.5: the pool of the earlier default, risk_caller:0.5, with the same seeds)"""
+    """opponent pool: comma-separated agent specs
+
+    Sampled per game and seat; empty: random, then every heuristic agent the game declares (in its
+    order, default arguments)."""
     resume: str = ""
-    """continue training a checkpoint written by this script: the model is rebuilt from its sidecar and
-    the weights and optimizer state are read as tensors only (nothing in the file is unpickled); the
-    hyper-parameters are this command's; --features, --net-arch and --activation come from the checkpoint
-    (given, they must match it)"""
+    """continue training this checkpoint
+
+    The model is rebuilt from its sidecar and the weights and optimizer state are read as tensors only
+    (nothing in the file is unpickled); the hyper-parameters are this command's; --features,
+    --net-arch and --activation come from the checkpoint (given, they must match it)."""
     imitate: str = ""
-    """warm start: imitate this agent spec (e.g. counter) before PPO; empty = start from scratch (pass
-    --imitate '' to leave out the warm start of the game's recipe; --resume never imitates)"""
+    """warm start: imitate this agent spec first
+
+    Empty: start from scratch (pass --imitate '' to leave out the warm start of the game's recipe;
+    --resume never imitates)."""
     imitation_games: int = 600
-    """with --imitate: games the teacher plays (every seat) to make the demonstrations"""
+    """games the teacher plays for --imitate"""
     imitation_epochs: int = 4
-    """with --imitate: passes over the demonstrations"""
+    """passes over the demonstrations"""
     imitation_samples: int = 1
-    """with --imitate: times the teacher is asked at each decision; above 1 the policy learns to put
-    its probability on the set of moves it gave (a teacher that picks among alike moves at random,
-    such as counter revealing one of its unknown cards, then still teaches one clear best move)"""
+    """teacher's answers per decision
+
+    Above 1 the policy learns to put its probability on the set of moves the teacher gave (a teacher
+    that picks among alike moves at random, such as counter revealing one of its unknown cards, then
+    still teaches one clear best move)."""
     self_play: bool = False
-    """also add frozen snapshots of the learner to the opponent pool"""
+    """add learner snapshots to the opponent pool"""
     snapshot_every: int = 25
-    """with --self-play: add a snapshot every this many PPO updates"""
+    """updates between self-play snapshots"""
     max_snapshots: int = 5
-    """with --self-play: keep at most this many snapshots (oldest dropped)"""
+    """self-play snapshots kept"""
     eval_every: int = 20
-    """evaluate against the baselines and checkpoint every this many PPO updates (0: never)"""
+    """updates between evaluations (0: never)
+
+    Each evaluation also writes a checkpoint."""
     eval_games: int = 100
-    """games per baseline in each periodic evaluation"""
+    """games per baseline in an evaluation"""
     final_games: int = 400
-    """games in the final tournament against each baseline"""
+    """games per final tournament"""
     final_opponents: str = ""
-    """comma-separated agent specs the final tournament plays against (P-1 copies of each in turn);
-    empty: every distinct agent of the opponent pool"""
+    """final tournament's opponents; empty: the pool's
+
+    Comma-separated agent specs the final tournament plays against (P-1 copies of each in turn);
+    empty: every distinct agent of the opponent pool."""
     final_league: str = ""
-    """comma-separated agent specs that also play one league with the trained agent at the end
+    """agents of a final league with the trained one
+
+    Comma-separated agent specs that also play one league with the trained agent at the end
     (--final-games games, every agent in every seat equally often, common deals: each agent's win
-    share beside the trained agent's); empty: no league"""
+    share beside the trained agent's); empty: no league."""
     target_kl: float = 0.0
-    """KL guard: stop a PPO update's passes early once the approximate KL divergence from the policy
-    that played the rollout exceeds 1.5 x this (SB3's target_kl); 0: no guard"""
+    """KL guard of a PPO update (0: none)
+
+    Stops an update's passes early once the approximate KL divergence from the policy that played the
+    rollout exceeds 1.5 x this (SB3's target_kl)."""
     rules: list[str] = dataclasses.field(default_factory=list)
-    """the game's rules options as key=value (keine_ahnung_v0: e.g. memory=none allow_keep=true)"""
+    """the game's rules options (memory=none ...)"""
     seed: int = 0
-    """seeds the games, the opponents and the network (an integer 0 to 2**32 - 1)"""
+    """seeds games, opponents and network"""
     out_dir: str = "runs"
     """where runs are written"""
     run_name: str = ""
-    """sub-folder of out_dir (default: <env>_<players>p_seed<seed>)"""
+    """sub-folder; default <env>_<players>p_seed<seed>"""
     torch_threads: int = 2
     """torch CPU threads"""
     progress: bool = True
@@ -231,11 +263,10 @@ def passive_openmp() -> str:
     first parallel kernel), so ``main`` calls it first; a program that imported torch earlier keeps
     its own setting.
 
-    Why: torch's and Numba's OpenMP threads spin after every parallel region by default. On the 2-core
-    machine, with another job on a core, the spinning threads and that job take turns: the main job's
-    PPO phase ran 2-5x slower (1,815 against 3,630 learner decisions/s beside one spinning process;
-    753 against 3,591-3,914 at load ~4.5; benchmarks/README.md "Wave 8: the main job's speed"), and
-    sleeping threads made no measurable difference on the idle machine. Results do not depend on it."""
+    Why: torch's and Numba's OpenMP threads spin after every parallel region by default. On a machine
+    with few cores and another job on one of them, the spinning threads and that job take turns, and
+    the PPO phase runs several times slower; sleeping threads make no measurable difference on an
+    idle machine (``research/ppo_speed.py`` measures both). Results do not depend on it."""
     import os
 
     return os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -258,7 +289,7 @@ def apply_recipe(args: Args, spec, given: set[str] | None = None) -> Args:
     defaults = Args()
     fields = {field.name for field in dataclasses.fields(Args)}
     changes = {}
-    for name, value in spec.training_recipe.items():
+    for name, value in spec.hooks.training_recipe.items():
         if name not in fields or name in ("env", "recipe", "players", "resume", "seed", "rules"):
             raise ValueError(f"{spec.name}: training_recipe sets {name!r}, which is no recipe argument of "
                              "training.train")
@@ -273,7 +304,7 @@ def left_out(args: Args, name: str, spec, given: set[str] | None) -> bool:
     from Python (``given`` None), still at the value the recipe (``apply_recipe``) or ``Args`` gives."""
     if given is not None:
         return name not in given
-    recipe = spec.training_recipe if args.recipe == "game" else {}
+    recipe = spec.hooks.training_recipe if args.recipe == "game" else {}
     return getattr(args, name) == recipe.get(name, getattr(Args(), name))
 
 
@@ -308,6 +339,7 @@ def train(args: Args, given: set[str] | None = None) -> dict:
               for i, name in enumerate(league_specs)]
     teacher = make_agent("--imitate", args.imitate, game=args.env, seed=args.seed + 500) if args.imitate else None
     import torch
+    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import VecMonitor
     from tqdm import tqdm
@@ -320,7 +352,6 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     from keine_ahnung_env.sb3_vec import CoreVecEnv, timed_vec_env
 
     from .imitation import collect_demonstrations, pretrain
-    from .lean_ppo import LeanMaskablePPO
     from .oracle import learner_privileged
     from .tournament import play_tournament
 
@@ -376,9 +407,8 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     # A model resumed whole keeps the seed it was created with (as SB3's load did: it re-seeded torch,
     # the games and the opponents from it), so resumed runs replay as they did before.
     seed = resumed.counters.get("seed", args.seed) if same_critic else args.seed
-    # sb3-contrib's MaskablePPO with the same arithmetic and less overhead (training/lean_ppo.py).
-    model = LeanMaskablePPO(policy_class, env, policy_kwargs=policy_kwargs,
-                            tensorboard_log=str(run_dir / "tensorboard"), seed=seed, device="cpu", verbose=0, **hyper)
+    model = MaskablePPO(policy_class, env, policy_kwargs=policy_kwargs,
+                        tensorboard_log=str(run_dir / "tensorboard"), seed=seed, device="cpu", verbose=0, **hyper)
     if same_critic:
         with user_errors("--resume", args.resume):  # weights or optimizer state that do not fit the architecture
             restore_training_state(model, resumed, where=f"--resume {args.resume}")
@@ -449,6 +479,10 @@ def train(args: Args, given: set[str] | None = None) -> dict:
             self.episode_stats = deque(maxlen=500)  # the learner's own statistics of each recent episode
             self.updates = 0
             self.eval_seconds = 0.0  # periodic evaluations, snapshots and checkpoints
+            # Wall seconds of the rollout's network work (a rollout's time less the environment's, which
+            # ``timed`` counts) and of the PPO updates (from a rollout's end to the next one's start).
+            self.phase_seconds = {"rollout_network": 0.0, "update": 0.0}
+            self.phase, self.phase_start, self.env_start = None, 0.0, 0.0
             self.out_of_time = False
             self.bar = tqdm(total=args.total_timesteps, disable=not args.progress, unit="step", smoothing=0.05)
             self.start = time.time()
@@ -456,6 +490,21 @@ def train(args: Args, given: set[str] | None = None) -> dict:
         def _on_training_start(self) -> None:
             self.first_step = self.num_timesteps  # non-zero when resuming
             self._freeze_actor(args.critic_warmup > 0)
+
+        def _start_phase(self, phase: str | None) -> None:
+            """Adds the running phase's wall seconds to ``phase_seconds`` and starts ``phase`` (None: none)."""
+            now = time.perf_counter()
+            if self.phase == "rollout_network":
+                self.phase_seconds[self.phase] += now - self.phase_start - (timed.seconds - self.env_start)
+            elif self.phase == "update":
+                self.phase_seconds[self.phase] += now - self.phase_start
+            self.phase, self.phase_start, self.env_start = phase, now, timed.seconds
+
+        def _on_rollout_start(self) -> None:
+            self._start_phase("rollout_network")
+
+        def _on_training_end(self) -> None:
+            self._start_phase(None)
 
         def _freeze_actor(self, frozen: bool) -> None:
             # A frozen parameter gets no gradient, so Adam leaves it alone; the critic still learns,
@@ -484,6 +533,7 @@ def train(args: Args, given: set[str] | None = None) -> dict:
             return not self.out_of_time
 
         def _on_rollout_end(self) -> None:
+            self._start_phase(None)
             self.updates += 1
             if args.critic_warmup and self.updates == args.critic_warmup + 1:
                 self._freeze_actor(False)  # the update after this rollout is the first to move the actor
@@ -510,6 +560,7 @@ def train(args: Args, given: set[str] | None = None) -> dict:
             start = time.perf_counter()
             self._snapshot_and_evaluate()
             self.eval_seconds += time.perf_counter() - start
+            self._start_phase("update")  # SB3 runs the PPO update right after the rollout
 
         def _snapshot_and_evaluate(self) -> None:
             if args.self_play and self.updates % args.snapshot_every == 0:
@@ -538,8 +589,8 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     trained_now = model.num_timesteps - callback.first_step
     # Where the PPO phase's wall time went; "the rest": SB3's and the callback's bookkeeping, the
     # progress bar, TensorBoard logs.
-    split = {"the rollout's network": model.phase_seconds["rollout_network"],
-             "PPO updates": model.phase_seconds["update"], "evaluations and checkpoints": callback.eval_seconds}
+    split = {"the rollout's network": callback.phase_seconds["rollout_network"],
+             "PPO updates": callback.phase_seconds["update"], "evaluations and checkpoints": callback.eval_seconds}
     rest = train_seconds - timed.seconds - sum(split.values())
     print(f"\ntrained {trained_now:,} steps ({model.num_timesteps:,} in all) in {train_seconds / 60:.1f} min "
           f"({trained_now / train_seconds:,.0f} steps/s); the environment (games, opponents, features) "
@@ -554,8 +605,8 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     return {"run_dir": str(run_dir), "checkpoint": str(final_path), "tournament": summary,
             "learning_curve": str(curve_path), "timesteps": int(model.num_timesteps),
             "train_seconds": train_seconds, "env_seconds": timed.seconds,
-            "rollout_network_seconds": model.phase_seconds["rollout_network"],
-            "update_seconds": model.phase_seconds["update"], "eval_seconds": callback.eval_seconds}
+            "rollout_network_seconds": callback.phase_seconds["rollout_network"],
+            "update_seconds": callback.phase_seconds["update"], "eval_seconds": callback.eval_seconds}
 
 
 def final_tournament(learner, opponent_specs: list[str], env: str, players: int, games: int, seed: int, rules: dict,

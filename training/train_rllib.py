@@ -31,6 +31,8 @@ import os
 import time
 from pathlib import Path
 
+from keine_ahnung_env.registry import DEFAULT_GAME
+
 from .cli import (UsageError, check_env, check_int, check_number, check_players, check_positive, check_seed,
                   check_variant, make_agent, parse_dataclass, parse_net_arch, parse_rules, run_command, usage_error,
                   user_errors)
@@ -47,30 +49,39 @@ RAY_MISSING = ("Ray RLlib is not installed; it is an optional extra: pip install
 
 @dataclasses.dataclass
 class Args:
-    """Train multi-agent PPO on Ray RLlib for a registered game: self-play (one shared policy at every seat) or a
-    learner against heuristic agents as fixed policies (--opponents). Starts a local Ray instance, or joins a
-    cluster with --address. Ends with the tournament table of training.train and a safe export of the policy
-    (agents.make("rllib:RUN/policy.npz"))."""
+    """Train multi-agent PPO on Ray RLlib for a registered game: self-play (one
+    shared policy at every seat) or a learner against fixed heuristic agents
+    (--opponents); ends with training.train's tournament and a safe export.
 
-    env: str = "keine_ahnung_v0"
-    """the game: any registered game (keine_ahnung_env.registry.games(); an unknown name lists them)"""
+    Starts a local Ray instance, or joins a cluster with --address. Ends with the tournament table of
+    training.train and a safe export of the policy (agents.make("rllib:RUN/policy.npz"))."""
+
+    env: str = DEFAULT_GAME
+    """the game"""
     players: int = 0
-    """number of players within the game's range; 0: the game's default"""
+    """players (0: the game's default)"""
     opponents: str = ""
-    """comma-separated agent specs seated as fixed policies around the learner (one learner seat per game,
-    the others drawn from this list per game and seat); empty: self-play, one shared policy at every seat"""
+    """fixed opponents; empty: self-play
+
+    Comma-separated agent specs seated as fixed policies around the learner (one learner seat per game,
+    the others drawn from this list per game and seat); empty: self-play, one shared policy at every
+    seat."""
     total_timesteps: int = 400_000
-    """learner decisions to train on (agent steps of the learning policy; in self-play every decision)"""
+    """learner decisions to train on
+
+    Agent steps of the learning policy; in self-play every decision."""
     max_minutes: float = 0.0
-    """wall-clock budget in minutes (0: none); checked after each iteration"""
+    """time budget in minutes (0: none)
+
+    Checked after each iteration."""
     num_env_runners: int = 0
-    """remote env runners (Ray actors sampling in parallel); 0: sample in the driver process"""
+    """Ray env runners (0: sample in the driver)"""
     num_envs_per_env_runner: int = 64
-    """games each env runner steps together in one batched core"""
+    """games each env runner steps in one core"""
     num_learners: int = 0
-    """remote learners (data-parallel PPO updates); 0: update in the driver process"""
+    """Ray learners (0: update in the driver)"""
     train_batch_size: int = 8192
-    """env steps (decisions of all seats) sampled per iteration"""
+    """env steps (all seats) per iteration"""
     minibatch_size: int = 2048
     """minibatch size of a PPO update"""
     num_epochs: int = 4
@@ -86,36 +97,46 @@ class Args:
     ent_coef: float = 0.01
     """entropy bonus"""
     net_arch: str = "256,256"
-    """hidden layer sizes of the policy and value networks"""
+    """hidden layer sizes"""
     activation: str = "tanh"
     """tanh or relu"""
     features: str = ""
-    """policy inputs: one of the game's feature sets (GameSpec.feature_names); empty: the game's default"""
+    """policy inputs: one of the game's feature sets
+
+    Empty: the game's default (GameSpec.default_features)."""
     rules: list[str] = dataclasses.field(default_factory=list)
-    """the game's rules options as key=value"""
+    """the game's rules options"""
     eval_every: int = 5
-    """evaluate against the baselines and checkpoint every this many iterations (0: never)"""
+    """iterations between evaluations (0: never)
+
+    Each evaluation against the baselines also writes a checkpoint."""
     eval_games: int = 100
-    """games per baseline in each periodic evaluation"""
+    """games per baseline in an evaluation"""
     final_games: int = 400
-    """games in the final tournament against each baseline"""
+    """games per final tournament"""
     baselines: str = ""
-    """comma-separated agent specs of the evaluations and the final tournament; empty: --opponents, or in
-    self-play random plus every heuristic agent the game declares (as training.train's default pool)"""
+    """opponents of evaluations and the tournament
+
+    Comma-separated agent specs; empty: --opponents, or in self-play random plus every heuristic agent
+    the game declares (as training.train's default pool)."""
     address: str = ""
-    """a Ray cluster to join (auto, or HOST:PORT); empty: start a local Ray instance"""
+    """Ray cluster to join (auto, HOST:PORT)
+
+    Empty: start a local Ray instance."""
     num_cpus: int = 0
-    """CPUs of the local Ray instance (0: all of this machine's); ignored with --address"""
+    """CPUs of a local Ray instance (0: all)
+
+    Ignored with --address."""
     seed: int = 0
-    """seeds the games, the opponents and the networks (an integer 0 to 2**32 - 1)"""
+    """seeds games, opponents and networks"""
     out_dir: str = "runs"
     """where runs are written"""
     run_name: str = ""
-    """sub-folder of out_dir (default: <env>_<players>p_rllib_seed<seed>)"""
+    """sub-folder (default <env>_<P>p_rllib_seed<seed>)"""
     torch_threads: int = 2
     """torch CPU threads of the driver"""
     progress: bool = True
-    """print a line per iteration and show the tournaments' progress bars"""
+    """print a line per iteration"""
 
 
 LOOPBACK_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
