@@ -142,6 +142,7 @@ def play(args: Args, read: Callable[[], str] = input, out: TextIO = sys.stdout) 
     by_key = {key.lower(): a for a, key in view.keys.items()}
     by_name = {name.lower(): a for a, name in enumerate(spec.action_names)}
     recap: list[str] = []
+    moved = False
     try:
         result = env.reset()
         while not (result.terminated[0] or result.truncated[0]):
@@ -153,7 +154,7 @@ def play(args: Args, read: Callable[[], str] = input, out: TextIO = sys.stdout) 
                 recap.append(f"  {label(seat)} ({agent_spec}): {text}")
                 continue
             if recap:
-                say("\nSince your last move:\n" + "\n".join(recap))
+                say(("\nSince your last move:\n" if moved else "\nBefore your first move:\n") + "\n".join(recap))
                 recap = []
             legal = np.flatnonzero(result.action_mask[0]).tolist()
             say("\n" + table())
@@ -182,6 +183,7 @@ def play(args: Args, read: Callable[[], str] = input, out: TextIO = sys.stdout) 
                 elif line:
                     say(f"'{line}' is not one of your moves; type a key shown after 'Your moves', or ? for help.")
             result, text = step(me, choice)
+            moved = True
             say(f"You: {text}")
     except KeyboardInterrupt:
         return leave("Interrupted: you left the game.")
@@ -192,6 +194,8 @@ def play(args: Args, read: Callable[[], str] = input, out: TextIO = sys.stdout) 
     scores = result.scores[0].tolist()
     won = result.rewards[0, me] > 0 or (result.rewards[0] == 0).all() and not result.truncated[0]
     say("\n" + table())
+    if result.truncated[0]:
+        say(f"\nThe game was cut off after {int(core.turn[0])} turns (the max_turns rule); nobody wins.")
     say("\n" + paint("Game over.", "title") + " Scores: "
         + ", ".join(f"{label(s)}{f' (seat {s})' if s == me else ''}: {v}" for s, v in enumerate(scores)))
     say(paint("You win!", "good") if won else "You did not win this time.")
