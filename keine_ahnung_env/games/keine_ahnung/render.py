@@ -214,14 +214,24 @@ allow it); a pile's name (rd5) places the waiting card on that pile."""
     def describe(self, core, seat: int, action: int, label):
         """What everybody saw ``seat`` do, in words (call before the move; call the result after it)."""
         from .actions import ACTION_CALL, ACTION_KEEP
-        from .core import LOC_LAYOUT
+        from .kernels import LOC_DRAW, LOC_LAYOUT
 
         b, t = 0, core.tables
         layout = core.layout[b, seat].copy()
         trophies = int(core.trophy_count[b, seat])
         pending = int(core.pending[b])
+        in_draw = core.draw_cards[b, core.draw_pos[b]:core.draw_len[b]].copy()
 
         def after(core) -> str:
+            text = what(core)
+            # Cards the engine turned up from the draw pile within the move (a function's reveal, the
+            # next turn's first card) are public; cards dealt face down (refills) are not named.
+            shown = [int(c) for c in in_draw if core.card_loc[b, c] not in (LOC_DRAW, LOC_LAYOUT)]
+            if shown:
+                text += "; then from the draw pile: " + ", ".join(card_code(t, c) for c in shown)
+            return text
+
+        def what(core) -> str:
             if action < SLOTS:
                 card = int(layout[action])
                 placed = core.card_loc[b, card] != LOC_LAYOUT or core.pending[b] == card
