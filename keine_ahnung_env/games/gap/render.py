@@ -196,8 +196,13 @@ a card alone (rd6) hides it at the start of a round; l or r places the turned-up
         plain = describe_move(core, 0, seat, action)
         tops = [int(c) for c in core.pile_top[0]]
         pending = int(core.pending[0])
+        hand = set(core.hand(0, seat))
 
         def after(core) -> str:
+            if action == ACTION_PASS and label(seat) == "you":  # only you saw the card you took
+                took = sorted(set(core.hand(0, seat)) - hand)
+                text = plain(core)
+                return text.replace("takes a card", f"takes {card_code(took[0])}") if len(took) == 1 else text
             if action >= ACTION_FLIP_BASE:
                 return f"no gap: turned up {card_code(pending)} onto the {PILE_NAMES[action - ACTION_FLIP_BASE]} pile"
             if action >= ACTION_HIDE_BASE and label(seat) == "you":  # only you saw which card
