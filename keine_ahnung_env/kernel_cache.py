@@ -12,7 +12,9 @@ compiles afresh and caches again.
 Compiling takes a while (about a minute for a game's rules kernels on two cores), so a silent first
 call looks like a hang: :func:`announce_compiles` (on from this module's import, which every kernel
 module does) tells stderr once per kernel module and process when one of its cached kernels is being
-compiled, which Numba does only on a cache miss (its ``numba:compile`` event).
+compiled, which Numba does only on a cache miss (its ``numba:compile`` event). The environment
+variable ``KEINE_AHNUNG_ENV_COMPILE_MESSAGE=0`` silences it (the test suite does, so that tests reading
+stderr see the same text with a cold cache as with a warm one).
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ def _describe(module: str) -> tuple[str, str]:
         return f"the {GAMES.get(parts[2], parts[2])} kernels of {parts[3]}.py", "up to a minute"
     return f"the kernels of {module}", "up to a minute"
 
+
+QUIET = "KEINE_AHNUNG_ENV_COMPILE_MESSAGE"
+"""Set to ``0``: no first-use message."""
 
 PACKAGES = ("keine_ahnung_env", "agents", "training")
 """Modules whose kernels are announced (a kernel of another package compiles silently)."""
@@ -112,6 +117,8 @@ class _CompileAnnouncer:
         except Exception:  # noqa: BLE001 - an event shaped otherwise is not ours to announce
             return
         if not cached or module in self.told or not module.startswith(PACKAGES):
+            return
+        if os.environ.get(QUIET, "1") == "0":
             return
         self.told.add(module)
         what, how_long = _describe(module)

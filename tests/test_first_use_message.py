@@ -21,7 +21,7 @@ print(rng.next64(states, 0), rng.bounded(states, 1, 10), rng.next64(states, 1))
 
 
 def _run(cache_dir: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir))
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir), KEINE_AHNUNG_ENV_COMPILE_MESSAGE="1")
     return subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=300)
 
@@ -49,3 +49,10 @@ def test_the_game_kernels_name_what_they_compile():
         __import__(module)
         kernels = vars(sys.modules[module]).values()
         assert any(type(getattr(f, "_cache", None)).__name__ == "FunctionCache" for f in kernels), module
+
+
+def test_the_message_can_be_silenced(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), KEINE_AHNUNG_ENV_COMPILE_MESSAGE="0")
+    done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0 and "compil" not in done.stderr, done.stderr
