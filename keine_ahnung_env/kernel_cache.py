@@ -27,11 +27,11 @@ import time
 from typing import Sequence
 
 FIRST_USE = {
-    "keine_ahnung_env.games.keine_ahnung.kernels": ("the Keine Ahnung rules kernels", "about a minute"),
+    "keine_ahnung_env.games.keine_ahnung.kernels": ("the Keine Ahnung rules kernels", "up to a minute"),
     "keine_ahnung_env.games.keine_ahnung.agent_kernels": ("the Keine Ahnung agents' kernels (counter, greedy)",
                                                           "a minute or two"),
-    "keine_ahnung_env.games.gap.kernels": ("the gap game's rules kernels", "about a minute"),
-    "keine_ahnung_env.games.dnp.kernels": ("dnp's rules kernels", "about a minute"),
+    "keine_ahnung_env.games.gap.kernels": ("the gap game's rules kernels", "up to a minute"),
+    "keine_ahnung_env.games.dnp.kernels": ("dnp's rules kernels", "up to a minute"),
 }
 """Kernel module -> (what it is, how long compiling it takes on two cores) for the first-use message;
 other modules are named by :func:`_describe`."""
