@@ -2,8 +2,13 @@
 
 A game's ``<name>.py`` module is its docstring (the PettingZoo-style spec table) plus::
 
-    env, raw_env, solo_env, sb3_vec_env, vector_env, game_spec = make_entry_points("<name>", __name__)
-    register_entry_points("<name>", __name__)
+    from .games.<game>.game import GAME          # the declaration: the name is stated there only
+
+    ENV_NAME = GAME.name
+    env, raw_env, solo_env, sb3_vec_env, vector_env, game_spec = make_entry_points(ENV_NAME, __name__)
+    register_entry_points(ENV_NAME, __name__)
+
+The defaults below (``num_players=D``) are the declaration's ``default_players``.
 
 * ``vector_env(num_envs, num_players=D, seed=None, autoreset=True, **rules)``: the raw batched handle.
 * ``raw_env(num_players=D, render_mode=None, render_reveal_all=False, normalize_obs=False, **rules)``:

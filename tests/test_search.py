@@ -151,8 +151,8 @@ def test_search_refuses_a_game_without_search_hooks():
     from keine_ahnung_env import registry
 
     def no_search(num_players, **rules):
-        return dataclasses.replace(registry.game_spec("keine_ahnung_v0", num_players, **rules),
-                                   name="no_search_v0", search=None)
+        spec = registry.game_spec("keine_ahnung_v0", num_players, **rules)
+        return dataclasses.replace(spec, name="no_search_v0", hooks=dataclasses.replace(spec.hooks, search=None))
 
     registry.register_game(registry.GameEntry("no_search_v0", no_search, 2, 5, 4))
     try:
