@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 def validate(states: int = 1000, playouts: int = 4000, seed: int = 0, verbose: bool = True) -> dict:
     """Runs the check and returns its figures (see the module docstring)."""
+    from keine_ahnung_env.stats import binomial_interval_contains
     from research.risk_engine_check import engine_check
 
     check = engine_check(states, playouts, seed=seed, sampler=True)
@@ -52,8 +53,8 @@ def validate(states: int = 1000, playouts: int = 4000, seed: int = 0, verbose: b
     hits_arr = np.array(hits)
     estimate = hits_arr / playouts
     count = exact_arr.size
-    inside_99 = risk.binomial_interval_contains(exact_arr, hits_arr, playouts, 0.01)
-    inside_family = risk.binomial_interval_contains(exact_arr, hits_arr, playouts, 0.01 / count)
+    inside_99 = binomial_interval_contains(exact_arr, hits_arr, playouts, 0.01)
+    inside_family = binomial_interval_contains(exact_arr, hits_arr, playouts, 0.01 / count)
     figures = {
         "states": int(count), "playouts": int(playouts),
         "mean_abs_error": float(np.abs(exact_arr - estimate).mean()),
@@ -61,7 +62,7 @@ def validate(states: int = 1000, playouts: int = 4000, seed: int = 0, verbose: b
         "inside_99": int(inside_99.sum()), "inside_99_simultaneous": int(inside_family.sum()),
         "mean_exact": float(exact_arr.mean()), "certain_failures": int((exact_arr == 0).sum()),
         "certain_successes": int((exact_arr == 1).sum()), "seconds": check["seconds"],
-        "sampler_inside_99_simultaneous": int(risk.binomial_interval_contains(
+        "sampler_inside_99_simultaneous": int(binomial_interval_contains(
             exact_arr, sampled, playouts, 0.01 / count).sum()),
         "sampler_mean_abs_error": float(np.abs(exact_arr - sampled / playouts).mean()),
     }
