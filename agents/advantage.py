@@ -9,7 +9,7 @@ recipe's take set and its best other move, the heuristic playing on afterwards. 
 the win shares is the label; a small network learns it from the features. This agent then plays the
 heuristic, except at those decisions, where it makes the take move when the network predicts that it
 wins more by more than ``margin`` (and the other move when it predicts the opposite). That is one step of
-policy improvement (Bertsekas' roll-out) distilled into a network: issue 18's expert iteration, with
+policy improvement (Bertsekas' roll-out) distilled into a network: one round of expert iteration, with
 roll-out values as the targets. A model labelled on the play of an earlier model (``--improve``) plays
 that model everywhere else, so models of several decisions chain: the shipped ``advantage_4p`` is the
 ``reserve`` model over the ``call`` model (``advantage_4p_call``).
@@ -42,10 +42,10 @@ MODEL_FORMAT = "keine_ahnung_env.advantage/1"
 
 SHIPPED_MODEL = Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_4p_reserve_advantage.npz"
 """The shipped 4-player model (``agents.make("advantage_4p")``): the ``reserve`` decision over
-:data:`SHIPPED_CALL_MODEL`, which lies beside it (docs/skill_ceiling.md, wave 13)."""
+:data:`SHIPPED_CALL_MODEL`, which lies beside it (figures: docs/results.md)."""
 SHIPPED_CALL_MODEL = Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_4p_call_advantage.npz"
-"""The 4-player ``call`` model (``agents.make("advantage_4p_call")``, shipped as ``advantage_4p`` in wave
-12): docs/skill_ceiling.md, wave 12."""
+"""The 4-player ``call`` model (``agents.make("advantage_4p_call")``, the ``reserve`` model's
+earlier model; figures: docs/results.md)."""
 
 
 @dataclasses.dataclass(frozen=True)

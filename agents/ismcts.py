@@ -22,7 +22,7 @@ those where one of the listed actions is legal, e.g. ``CALL``) the agent
    agent's own, or the ``default`` agent's) by less than ``margin`` standard errors of the paired
    difference (then the default move).
 
-``agents.make("ismcts_4p")`` is the 4-player search agent of issue 18 (:data:`SEARCH_4P`): every
+``agents.make("ismcts_4p")`` is the shipped 4-player search agent (:data:`SEARCH_4P`): every
 decision searched over ``advantage_4p``'s move, ``counter_tuned`` roll-outs (compiled, so the roll-outs
 run inside the engine) for the deciding seat and ``counter`` in the others.
 
@@ -314,9 +314,9 @@ def make_agent(seed: int | None = None, game: str = registry.DEFAULT_GAME, **kwa
 
 SEARCH_4P = {"playouts": 128, "screen": 8, "margin": 2.5, "when": "all", "rollout": "counter_tuned",
              "default": "advantage_4p", "opponents": "counter"}
-"""``ismcts_4p``'s options (issue 18, wave 14): search every decision over the shipped ``advantage_4p``'s
+"""``ismcts_4p``'s options: search every decision over the shipped ``advantage_4p``'s
 move, with ``counter_tuned`` roll-outs for the deciding seat and ``counter`` in the other seats (whom
-the 4-player benchmark seats against it). Measured in docs/skill_ceiling.md (wave 14)."""
+the 4-player benchmark seats against it). Its figures: docs/results.md."""
 
 
 def make_search_4p_agent(seed: int | None = None, num_players: int | None = 4, **kwargs) -> SearchAgent:

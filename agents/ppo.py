@@ -700,14 +700,14 @@ def make_agent(path: str | Path | None = None, seed: int | None = None, determin
 
 
 READY_CHECKPOINT = Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_4p_advice_tuned.zip"
-"""The shipped 4-player policy (``agents.make("ppo_4p")``, since wave 8): the default recipe's run
+"""The shipped 4-player policy (``agents.make("ppo_4p")``): the default recipe's run
 (imitation of ``counter_tuned`` on its advice, then gentle PPO; training seed 0): 25.8% [25.5, 26.1] of
-100,000 fresh games against three ``counter``s (docs/skill_ceiling.md, "A stronger teacher")."""
+100,000 fresh games against three ``counter``s (docs/results.md)."""
 
 EARLIER_CHECKPOINT = Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_4p_advice.zip"
-"""The 4-player policy shipped before wave 8 (``agents.make("ppo_4p_v1")``): residual PPO on
+"""The earlier 4-player policy, kept beside ``ppo_4p`` (``agents.make("ppo_4p_v1")``): residual PPO on
 ``counter``'s advice, observation version 1 (24.7% [24.4, 24.9] of 120,000 fresh games against three
-``counter``s, docs/keine_ahnung.md "Training runs"). Kept because the standard benchmark protocol's
+``counter``s, docs/results.md). Kept because the standard benchmark protocol's
 learned line-up is this agent, and as the library's version-1 checkpoint."""
 
 

@@ -95,8 +95,8 @@ def byte_bits(typingctx, array, row, col, count, value):
     byte the mask leaves out). With AVX-512BW: ``vpcmpeqb`` into a mask register and ``kmovq``; with AVX2
     two 32-byte compares and ``vpmovmskb``. The masked load is a few instructions with AVX-512BW and
     emulated without it (~800 instructions with AVX2 only): the plain load first made the Keine Ahnung
-    encoder 0.60x its time before wave 11 there, not 0.95x (``NUMBA_CPU_NAME=haswell``, AVX-512
-    turned off in ``NUMBA_CPU_FEATURES``; ``benchmarks/README.md``, wave 11)."""
+    encoder 0.60x the time of its byte-by-byte predecessor there, not 0.95x (``NUMBA_CPU_NAME=haswell``,
+    AVX-512 turned off in ``NUMBA_CPU_FEATURES``; research/README.md)."""
     if not (_is_row_array(array, byte_dtype=True) and isinstance(count, types.Integer)
             and isinstance(value, types.IntegerLiteral)):
         return None

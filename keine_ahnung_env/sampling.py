@@ -132,8 +132,8 @@ def sample_masked(rng: np.random.Generator, action_mask: np.ndarray, weights: np
     if weights is None:
         # Uniform: the k-th legal action for k = floor(u * n), n the row's legal count, in one compiled
         # pass over the mask. The same action from the same draw as the weighted path below (cum <= u*n
-        # iff cum <= floor(u*n) for integer cum) and as the NumPy cumsum/argmax version it replaced
-        # (benchmarks/README.md).
+        # iff cum <= floor(u*n) for integer cum) and as a NumPy cumsum/argmax over the
+        # mask would give.
         if mask.shape[1] == 0:
             return np.zeros(mask.shape[0], np.int64)
         u = rng.random(mask.shape[0])  # the one draw per row, from the caller's NumPy stream as ever
