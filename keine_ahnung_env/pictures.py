@@ -10,10 +10,20 @@ primitives here and never reads a game's internals::
     scene = spec.scene(core, 0, seat, reveal_all)   # what ``seat`` may see (None: the public table)
     image = scene.to_array()                          # [H, W, 3] uint8
     scene.cards()                                     # the placed cards as dicts (the viewer's overlay)
+    scene.targets()                                   # where to click for each legal move (the viewer)
 
 A face-up card is a :class:`Card` (its colour, the big label, a readable name such as ``"red 5*"``, an
 optional symbol, a second value printed upside down, star pips). Hidden cards are drawn as backs and
 carry no name, so nothing hidden reaches a picture, a replay frame or a web page built from a scene.
+
+**Targets (hit boxes).** A game's scene may say where on the picture each legal move of the seat to
+act is made, so that the browser viewer can play by clicking cards: :meth:`Scene.target` adds a box
+for an action (a face-down layout card to reveal, a pile to place on, a hand card to play), and for a
+move made by two clicks (the gap game: a hand card, then a pile) a second box ``then``. Games add
+targets only to the acting seat's own view (and to the full view), only for legal actions, and only
+where a box shows nothing the view does not already show; moves without a card of their own (dnp's
+TURN) have none and stay buttons. Boxes of different actions do not overlap, except that actions
+sharing their first box are told apart by their ``then`` box (a gap card playable on both piles).
 """
 
 from __future__ import annotations
@@ -117,6 +127,35 @@ class Item:
     value: int | None = None
 
 
+@dataclasses.dataclass(frozen=True)
+class Box:
+    """A rectangle of a picture in pixels: top-left corner (x, y), width and height."""
+
+    x: int
+    y: int
+    w: int
+    h: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {"x": int(self.x), "y": int(self.y), "w": int(self.w), "h": int(self.h)}
+
+    def left(self, width: float) -> "Box":
+        """The left ``width`` pixels of this box (the visible part of a card under the next one in a
+        fanned row)."""
+        return Box(self.x, self.y, max(1, min(self.w, int(width))), self.h)
+
+    def union(self, other: "Box") -> "Box":
+        """The smallest box holding both."""
+        x, y = min(self.x, other.x), min(self.y, other.y)
+        return Box(x, y, max(self.x + self.w, other.x + other.w) - x, max(self.y + self.h, other.y + other.h) - y)
+
+
+def fanned(boxes: Sequence[Box]) -> list[Box]:
+    """The visible parts of cards laid left to right, each over the one before it: a card's box ends
+    where the next one starts (the last one is whole), so the boxes of a fanned hand do not overlap."""
+    return [b.left(boxes[i + 1].x - b.x) if i + 1 < len(boxes) else b for i, b in enumerate(boxes)]
+
+
 class Scene:
     """A table laid out in pixels: items drawn in the order they were added (panels first).
 
@@ -128,31 +167,45 @@ class Scene:
         self.width, self.height = int(width), int(height)
         self.title, self.view = title, view
         self.items: list[Item] = []
+        self._targets: list[dict[str, Any]] = []
 
     # ---------------------------------------------------------------- placing things
 
     def card(self, x: float, y: float, card: Card, region: str, seat: int | None = None, mark: str = "",
-             small: bool = False) -> None:
-        """A face-up card with its top-left corner at (x, y)."""
+             small: bool = False) -> Box:
+        """A face-up card with its top-left corner at (x, y); returns its :class:`Box`."""
         if mark not in MARKS:
             raise ValueError(f"mark={mark!r}; allowed: {', '.join(map(repr, MARKS))}")
         w, h = (SMALL_W, SMALL_H) if small else (CARD_W, CARD_H)
         self.items.append(Item("card", int(x), int(y), w, h, card=card, region=region, seat=seat, mark=mark))
+        return Box(int(x), int(y), w, h)
 
     def back(self, x: float, y: float, region: str, seat: int | None = None, label: str = "", mark: str = "",
-             small: bool = False) -> None:
-        """A face-down card (``label``, e.g. a count, written on it)."""
+             small: bool = False) -> Box:
+        """A face-down card (``label``, e.g. a count, written on it); returns its :class:`Box`."""
         w, h = (SMALL_W, SMALL_H) if small else (CARD_W, CARD_H)
         self.items.append(Item("back", int(x), int(y), w, h, region=region, seat=seat, text=label, mark=mark))
+        return Box(int(x), int(y), w, h)
 
-    def empty(self, x: float, y: float, region: str, seat: int | None = None) -> None:
-        """An empty card place (a layout slot without a card)."""
+    def empty(self, x: float, y: float, region: str, seat: int | None = None) -> Box:
+        """An empty card place (a layout slot without a card); returns its :class:`Box`."""
         self.items.append(Item("empty", int(x), int(y), CARD_W, CARD_H, region=region, seat=seat))
+        return Box(int(x), int(y), CARD_W, CARD_H)
 
     def trophy(self, x: float, y: float, value: int | None, region: str, seat: int | None = None,
-               label: str = "") -> None:
-        """A trophy token showing ``value`` (None: face down, ``label`` written instead, e.g. a count)."""
+               label: str = "") -> Box:
+        """A trophy token showing ``value`` (None: face down, ``label`` written instead, e.g. a count);
+        returns its :class:`Box`."""
         self.items.append(Item("trophy", int(x), int(y), 34, 42, region=region, seat=seat, value=value, text=label))
+        return Box(int(x), int(y), 34, 42)
+
+    def target(self, action: int, box: Box, then: Box | None = None) -> None:
+        """Clicking ``box`` makes ``action`` (a move of the seat to act); with ``then``, the move takes
+        a second click on ``then`` (the gap game: a hand card, then the pile it goes on)."""
+        if box.w <= 0 or box.h <= 0 or (then is not None and (then.w <= 0 or then.h <= 0)):
+            raise ValueError(f"target of action {action}: an empty box {box} / {then}")
+        self._targets.append({"action": int(action), **box.as_dict(),
+                              "then": None if then is None else then.as_dict()})
 
     def panel(self, x: float, y: float, w: float, h: float, title: str = "", highlight: bool = False,
               seat: int | None = None) -> None:
@@ -180,6 +233,12 @@ class Scene:
                             "name": None if it.value is None else f"trophy {it.value}", "mark": "",
                             "x": it.x, "y": it.y, "w": it.w, "h": it.h})
         return out
+
+    def targets(self) -> list[dict[str, Any]]:
+        """Where to click for each move offered on this picture (see the module docstring):
+        ``{"action", "x", "y", "w", "h", "then"}`` with ``then`` None or a second box
+        ``{"x", "y", "w", "h"}``; an action may have several (two piles with the same top)."""
+        return [dict(t) for t in self._targets]
 
     def to_image(self):
         """The scene drawn as a PIL ``Image`` (RGB)."""

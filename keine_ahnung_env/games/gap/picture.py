@@ -6,12 +6,17 @@ hidden cards; everybody sees the pile tops (once laid: while hidden cards are be
 starting cards are backs), the turned-up card, hand sizes and scores. Opponents' hands and hidden
 cards are backs, the draw pile a count. ``reveal_all`` shows every hand, every hidden card and the
 draw pile's next cards.
+
+Targets (clicking to play, see ``keine_ahnung_env.pictures``), on the acting seat's own view: a hand
+card lays it face down while hidden cards are chosen (HIDE) and is played otherwise (PLAY: the card,
+then the pile; both PLAY moves of a card share the card's box and are told apart by the pile); the
+draw pile passes (PASS); with no gap, a pile takes the turned-up draw card (FLIP).
 """
 
 from __future__ import annotations
 
-from ...pictures import CARD_H, CARD_W, SMALL_W, Card, Scene, spread, view_label
-from .actions import Phase
+from ...pictures import CARD_H, CARD_W, SMALL_W, Card, Scene, fanned, spread, view_label
+from .actions import ACTION_PASS, Phase, flip_action, hide_action, play_action
 from .deck import CARD_STARS, COLOURS, NUM_NUMBERS, PILE_NAMES, card_name, gap_width
 from .kernels import LOC_UNDER
 
@@ -43,23 +48,31 @@ def table_scene(core, b: int, seat: int | None, reveal_all: bool) -> Scene:
                + (", extra turn" if core.extra_turn[b] else "") + ")"))
     scene.text(MARGIN, 10, head, size=18)
     scene.text(MARGIN, 34, scene.view, size=13, colour="muted")
+    current = int(core.current[b])
+    # Clicks make moves on the acting seat's own view (and the full view) only.
+    legal = core.legal_mask[b] if not over and (reveal_all or seat == current) else None
 
     draw = core.draw_cards[b, core.draw_pos[b]:core.draw_len[b]].tolist()
     scene.text(MARGIN, top, f"draw pile ({len(draw)})", size=12, colour="muted")
     if draw:
-        scene.back(MARGIN, top + 18, "draw", label=str(len(draw)))
+        draw_box = scene.back(MARGIN, top + 18, "draw", label=str(len(draw)))
     else:
-        scene.empty(MARGIN, top + 18, "draw")
+        draw_box = scene.empty(MARGIN, top + 18, "draw")
+    if legal is not None and legal[ACTION_PASS]:
+        scene.target(ACTION_PASS, draw_box)
     laid = phase != Phase.HIDE
     x = MARGIN + 90
     tops = [int(c) for c in core.pile_top[b]]
+    pile_boxes = []
     for pile in range(2):
         px = x + pile * (CARD_W + 14)
         scene.text(px, top, PILE_NAMES[pile], size=12, colour="muted")
         if laid or reveal_all:
-            scene.card(px, top + 18, card_face(tops[pile]), "pile")
+            pile_boxes.append(scene.card(px, top + 18, card_face(tops[pile]), "pile"))
         else:
-            scene.back(px, top + 18, "pile")
+            pile_boxes.append(scene.back(px, top + 18, "pile"))
+        if legal is not None and legal[flip_action(pile)]:
+            scene.target(flip_action(pile), pile_boxes[pile])
     under = int((core.card_loc[b] == LOC_UNDER).sum())
     gap = f"gap: {gap_width(*tops)}" if laid else "starting cards not laid yet"
     scene.text(x, top + 18 + CARD_H + 4, f"{gap}; {under} below the tops", size=12, colour="muted")
@@ -85,11 +98,19 @@ def table_scene(core, b: int, seat: int | None, reveal_all: bool) -> Scene:
         hand = core.hand(b, p)
         hidden = core.hidden(b, p)
         hand_w = PANEL_W - 8 - 20 - 2 * (CARD_W + 6) - 10
+        boxes = []
         for dx, card in zip(spread(len(hand), hand_w), hand):
             if see:
-                scene.card(x + 10 + dx, y + 28, card_face(card), "hand", seat=p)
+                boxes.append(scene.card(x + 10 + dx, y + 28, card_face(card), "hand", seat=p))
             else:
-                scene.back(x + 10 + dx, y + 28, "hand", seat=p)
+                boxes.append(scene.back(x + 10 + dx, y + 28, "hand", seat=p))
+        if legal is not None and p == current and see:
+            for card, box in zip(hand, fanned(boxes)):
+                if legal[hide_action(card)]:
+                    scene.target(hide_action(card), box)
+                for pile in range(2):
+                    if legal[play_action(card, pile)]:
+                        scene.target(play_action(card, pile), box, then=pile_boxes[pile])
         hx = x + PANEL_W - 8 - 2 * (CARD_W + 6) - 4
         for k, card in enumerate(hidden):
             if see:

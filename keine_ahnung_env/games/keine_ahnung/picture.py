@@ -6,12 +6,17 @@ except its own trophy values. A face-down layout card is a back unless the table
 rules keep memory (``memory="perfect"``): then it shows with a "seen" band. Opponents' trophies are
 face down (their count is public), so their scores show only once the game is over. ``reveal_all``
 shows every card, the draw pile's next cards and every trophy.
+
+Targets (clicking to play, see ``keine_ahnung_env.pictures``), on the acting seat's own view: a card
+of its layout reveals it (REVEAL), a discard pile places the waiting card on it (PLACE; piles with
+the same top are the same move), the waiting card itself keeps it face down (KEEP), and the trophy
+pile calls "Nothing fits anymore!" (CALL: the call plays for the top trophy).
 """
 
 from __future__ import annotations
 
 from ...pictures import CARD_H, CARD_W, SMALL_W, Card, Scene, spread, view_label
-from .actions import Phase
+from .actions import ACTION_CALL, ACTION_KEEP, Phase, place_action
 from .config import SLOTS
 from .core import LOC_ASIDE, LOC_PRIZE, KeineAhnungCore
 from .deck import COLOURS, FUNCTIONS
@@ -51,6 +56,9 @@ def table_scene(core: KeineAhnungCore, b: int, seat: int | None, reveal_all: boo
         "game over" if over else f"seat {int(core.current[b])} to act ({phase.name})")
     scene.text(MARGIN, 10, head, size=18)
     scene.text(MARGIN, 34, scene.view, size=13, colour="muted")
+    current = int(core.current[b])
+    # Clicks make moves on the acting seat's own view (and the full view) only.
+    legal = core.legal_mask[b] if not over and (reveal_all or seat == current) else None
 
     # The middle of the table: draw pile, trophy pile, the card awaiting a pile, the discard piles.
     draw = core.draw_cards[b, core.draw_pos[b]: core.draw_len[b]]
@@ -66,16 +74,23 @@ def table_scene(core: KeineAhnungCore, b: int, seat: int | None, reveal_all: boo
     scene.text(MARGIN + 60, top, "trophies", size=12, colour="muted")
     if left:
         next_value = int(core.trophy_order[b, core.trophy_pos[b]]) if reveal_all else None
-        scene.trophy(MARGIN + 66, top + 22, next_value, "trophy_pile", label=f"{left}")
+        box = scene.trophy(MARGIN + 66, top + 22, next_value, "trophy_pile", label=f"{left}")
+        if legal is not None and legal[ACTION_CALL]:
+            scene.target(ACTION_CALL, box)
         scene.text(MARGIN + 60, top + 68, f"{left} left", size=11, colour="muted")
     if core.pending[b] >= 0:
         scene.text(MARGIN + 118, top, "to place", size=12, colour="muted")
-        scene.card(MARGIN + 120, top + 18, card_face(t, int(core.pending[b])), "pending", mark="pending")
+        box = scene.card(MARGIN + 120, top + 18, card_face(t, int(core.pending[b])), "pending", mark="pending")
+        if legal is not None and legal[ACTION_KEEP]:
+            scene.target(ACTION_KEEP, box)
     aside = int((core.card_loc[b] == LOC_ASIDE).sum())
     scene.text(PILE_X, top, f"discard piles ({len(piles)}); set aside: {aside}", size=12, colour="muted")
     for k, card in enumerate(piles):
         row, col = divmod(k, per_row)
-        scene.card(PILE_X + col * (CARD_W + 6), top + 18 + row * (CARD_H + 6), card_face(t, card), "pile")
+        box = scene.card(PILE_X + col * (CARD_W + 6), top + 18 + row * (CARD_H + 6), card_face(t, card), "pile")
+        place = place_action(int(core.pile_face[b, k]))
+        if legal is not None and legal[place]:
+            scene.target(place, box)
 
     # The seats.
     scores = core.scores[b]
@@ -95,11 +110,14 @@ def table_scene(core: KeineAhnungCore, b: int, seat: int | None, reveal_all: boo
             card = int(core.layout[b, p, slot])
             if card < 0:
                 scene.empty(cx, cy, "layout", seat=p)
-            elif reveal_all or (perfect and core.card_known[b, card]):
-                scene.card(cx, cy, card_face(t, card), "layout", seat=p,
-                           mark="known" if perfect and core.card_known[b, card] else "")
+                continue
+            if reveal_all or (perfect and core.card_known[b, card]):
+                box = scene.card(cx, cy, card_face(t, card), "layout", seat=p,
+                                 mark="known" if perfect and core.card_known[b, card] else "")
             else:
-                scene.back(cx, cy, "layout", seat=p)
+                box = scene.back(cx, cy, "layout", seat=p)
+            if legal is not None and p == current and legal[slot]:
+                scene.target(slot, box)
         # Trophies: values for their owner (and everybody once the game is over), else face down.
         owned = core.trophy_order[b][core.trophy_owner[b] == p].tolist()
         tx = x + 190
