@@ -70,6 +70,8 @@ class AdvantageModelInfo(PolicySidecar):
     """who played the labelled seat after each labelled decision: the recipe's heuristic, or (expert
     iteration's next round) ``advantage:NAME.npz`` of an earlier model, whose SHA-256 follows."""
     continuation_sha256: str = ""
+    device: str = ""
+    """the torch device the network was fitted on (information only; the model plays in NumPy)."""
     sha256: str = ""
     format: str = MODEL_FORMAT
 
@@ -86,7 +88,7 @@ class AdvantageModelInfo(PolicySidecar):
         from .ppo import field_problems
 
         problems = field_problems(info, more_counts=("playouts", "seed"), more_strings=("continuation", "continuation_sha256",
-                                                                                    "decision"))
+                                                                                    "decision", "device"))
         if info.activation != "relu":
             problems.append(f"activation={info.activation!r}; allowed: 'relu'")
         if problems:

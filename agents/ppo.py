@@ -123,10 +123,13 @@ class CheckpointInfo(PolicySidecar):
     format: str = CHECKPOINT_FORMAT
     game_version: int = 0
     """``GameSpec.version`` of the game the policy was trained on (absent in old sidecars: 0)."""
+    device: str = ""
+    """the torch device it was trained on (information only: loading maps the weights to the CPU;
+    absent in old sidecars: "")."""
 
     @classmethod
     def from_json(cls, text: str, where: str) -> "CheckpointInfo":
-        optional = {"timesteps", "sha256", "format", "critic", "privileged_size", "game_version"}
+        optional = {"timesteps", "sha256", "format", "critic", "privileged_size", "game_version", "device"}
         info = cls.parse(text, where, "checkpoint sidecar", CHECKPOINT_FORMAT,
                          f"checkpoint sidecar {where} is not a {CHECKPOINT_FORMAT} sidecar",
                          {f.name for f in dataclasses.fields(cls)} - optional)
@@ -143,7 +146,7 @@ class CheckpointInfo(PolicySidecar):
 
 def _field_problems(info: CheckpointInfo) -> list[str]:
     """What is wrong with the types and ranges of a sidecar's fields (empty when nothing)."""
-    return field_problems(info, ("privileged_size",), ("critic",))
+    return field_problems(info, ("privileged_size",), ("critic", "device"))
 
 
 def field_problems(info: Any, more_counts: tuple[str, ...] = (), more_strings: tuple[str, ...] = ()) -> list[str]:

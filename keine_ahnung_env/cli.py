@@ -15,6 +15,7 @@ which uses it) and check their arguments with the ``check_*`` functions below:
 ``--games N``             a positive integer
 ``--json PATH``           also write the results as JSON to this file (its folder is made)
 ``--no-progress``         hide the progress bar / progress lines
+``--device D``            auto, cpu or cuda: where torch trains (auto: cuda when visible)
 ========================  ===================================================================
 
 How mistakes are reported. A check raises :class:`UsageError`, a ``ValueError`` whose message names
@@ -350,6 +351,35 @@ def check_variant(entry: registry.GameEntry, players: int | None, items: Sequenc
     except ValueError as exc:
         raise UsageError(f"{flag} {shown(list(items))}: {one_line(str(exc))}") from exc
     return spec, rules
+
+
+DEVICES = ("auto", "cpu", "cuda")
+"""The values of ``--device``: ``auto`` is ``cuda`` where torch sees a CUDA device, else ``cpu``."""
+
+
+def cuda_available() -> bool:
+    """Whether torch sees a CUDA device (imports torch: called only where a device is asked for)."""
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def check_device(value: Any, flag: str = "--device") -> str:
+    """``value`` if it is one of :data:`DEVICES` and, for ``cuda``, a CUDA device is visible; UsageError
+    otherwise. Imports torch only for ``cuda``, so the default ``auto`` is checked without it."""
+    if value not in DEVICES:
+        raise usage_error(flag, value, ", ".join(DEVICES))
+    if value == "cuda" and not cuda_available():
+        raise usage_error(flag, value, "auto, cpu (no CUDA device is visible to torch on this machine)")
+    return value
+
+
+def resolve_device(value: str) -> str:
+    """The torch device a checked ``--device`` names: ``auto`` becomes ``cuda`` where a CUDA device is
+    visible, else ``cpu``; ``cpu`` and ``cuda`` stay."""
+    if value == "auto":
+        return "cuda" if cuda_available() else "cpu"
+    return value
 
 
 def split_specs(flag: str, text: Any, example: str = "random,greedy") -> list[str]:

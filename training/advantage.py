@@ -45,8 +45,8 @@ from agents.base import play_seats
 from keine_ahnung_env import registry
 from keine_ahnung_env.game_spec import AdvantageRecipe, GameSpec
 
-from .cli import (check_env, check_int, check_number, check_players, check_positive, check_seed, check_variant,
-                  parse_dataclass, parse_net_arch, run_command, usage_error, user_errors)
+from .cli import (check_device, check_env, check_int, check_number, check_players, check_positive, check_seed,
+                  check_variant, parse_dataclass, parse_net_arch, resolve_device, run_command, usage_error, user_errors)
 
 DEFAULT_ENV = registry.DEFAULT_GAME
 PROG = "python -m training.advantage"
@@ -100,6 +100,11 @@ class Args:
     wherever its own network does not decide; keep the two files side by side)"""
     data: str = ""
     """also write the labelled decisions (inputs, labels, the heuristic's choice) to this .npz"""
+    device: str = "auto"
+    """torch device of the fit: auto, cpu or cuda
+
+    auto: cuda where torch sees a CUDA device, else cpu. Only the fit moves there; the labelling plays on
+    the CPU, and the model plays in NumPy."""
     progress: bool = True
     """report progress on stderr after each batch of games"""
 
@@ -221,32 +226,33 @@ def choice_gain(predicted: np.ndarray, labels: np.ndarray, takes: np.ndarray, ma
 
 
 def fit(inputs: np.ndarray, labels: np.ndarray, hidden: list[int], epochs: int, learning_rate: float,
-        weight_decay: float, seed: int, train: np.ndarray, report=None) -> dict[str, np.ndarray]:
+        weight_decay: float, seed: int, train: np.ndarray, report=None, device: str = "cpu") -> dict[str, np.ndarray]:
     """Fits the network (inputs standardised, ReLU layers, one output, squared error) on the rows
-    ``train``; returns its arrays as ``agents/advantage.py`` stores them. ``report(epoch, predict)`` is
-    called after each epoch with a function giving the network's predictions for rows of ``inputs``."""
+    ``train`` on the torch ``device``; returns its arrays (NumPy, as ``agents/advantage.py`` stores
+    them). ``report(epoch, predict)`` is called after each epoch with a function giving the network's
+    predictions for rows of ``inputs``."""
     import torch
 
     torch.manual_seed(seed)
     mean = inputs[train].mean(0)
     scale = inputs[train].std(0) + 1e-3  # constant columns stay finite
-    x = torch.tensor((inputs - mean) / scale, dtype=torch.float32)
-    y = torch.tensor(labels, dtype=torch.float32)
+    x = torch.tensor((inputs - mean) / scale, dtype=torch.float32, device=device)
+    y = torch.tensor(labels, dtype=torch.float32, device=device)
     sizes = [inputs.shape[1], *hidden]
     layers: list = []
     for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
         layers += [torch.nn.Linear(fan_in, fan_out), torch.nn.ReLU()]
     layers.append(torch.nn.Linear(sizes[-1], 1))
-    net = torch.nn.Sequential(*layers)
+    net = torch.nn.Sequential(*layers).to(device)  # made on the CPU first: the same initial weights anywhere
     optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate, weight_decay=weight_decay)
     rng = np.random.default_rng(seed)
 
     def predict(rows: np.ndarray) -> np.ndarray:
         with torch.no_grad():
-            return net(x[rows]).squeeze(1).numpy()
+            return net(x[rows]).squeeze(1).cpu().numpy()
 
     for epoch in range(epochs):
-        order = torch.as_tensor(rng.permutation(train))
+        order = torch.as_tensor(rng.permutation(train), device=device)
         for at in range(0, order.numel(), 1024):
             rows = order[at: at + 1024]
             loss = ((net(x[rows]).squeeze(1) - y[rows]) ** 2).mean()
@@ -258,8 +264,8 @@ def fit(inputs: np.ndarray, labels: np.ndarray, hidden: list[int], epochs: int, 
     linear = [m for m in net if isinstance(m, torch.nn.Linear)]
     arrays = {"input_mean": mean.astype(np.float32), "input_scale": scale.astype(np.float32)}
     for k, m in enumerate(linear):
-        arrays[f"layer.{k}.weight"] = m.weight.detach().numpy().astype(np.float32)
-        arrays[f"layer.{k}.bias"] = m.bias.detach().numpy().astype(np.float32)
+        arrays[f"layer.{k}.weight"] = m.weight.detach().cpu().numpy().astype(np.float32)
+        arrays[f"layer.{k}.bias"] = m.bias.detach().cpu().numpy().astype(np.float32)
     return arrays
 
 
@@ -300,6 +306,8 @@ def main(argv: list[str] | None = None) -> dict:
         hidden = parse_net_arch(args.hidden)
         if not hidden:
             raise usage_error("--hidden", args.hidden, "comma-separated positive layer sizes, e.g. 64,64")
+        check_device(args.device)
+    device = resolve_device(args.device)
     started = time.time()
     tasks = [(game.name, players, rules, decision, args.seed, number, start, min(args.batch_size, args.games - start),
               args.playouts, args.improve) for number, start in enumerate(range(0, args.games, args.batch_size))]
@@ -348,7 +356,7 @@ def main(argv: list[str] | None = None) -> dict:
                   file=sys.stderr, flush=True)
 
     arrays = fit(inputs, labels, hidden, args.epochs, args.learning_rate, args.weight_decay, args.seed,
-                 train_rows, report)
+                 train_rows, report, device=device)
     info = AdvantageModelInfo(game=game.name, num_players=players, rules=dict(spec.rules),
                               observation_version=spec.observation_version,
                               observation_size=spec.observation_size, num_actions=spec.num_actions,
@@ -358,11 +366,12 @@ def main(argv: list[str] | None = None) -> dict:
                               seed=args.seed, validation=dict(summary),
                               continuation=f"{CONTINUATION_PREFIX}{npz_path(args.improve).name}" if args.improve
                               else recipe.base,
-                              continuation_sha256=improve_info.sha256 if improve_info else "")
+                              continuation_sha256=improve_info.sha256 if improve_info else "", device=device)
     path = write_model(arrays, args.out, info)
     per_game = labels.size / args.games
     print(f"{game.name}, {players} players, the {decision!r} decision: {args.games} games, {decisions} decisions of the seat, "
-          f"{labels.size} labelled ({per_game:.2f} a game; {args.playouts} belief states each), {labelled:.0f} s")
+          f"{labels.size} labelled ({per_game:.2f} a game; {args.playouts} belief states each), {labelled:.0f} s; "
+          f"network fitted on {device}")
     if summary:
         print(f"held-out batches: the network departs from {info.continuation} at {summary['changed']:.1%} of "
               f"{summary['decisions']} decisions, gaining {summary['gain_per_decision']:+.5f} +- "
@@ -370,6 +379,7 @@ def main(argv: list[str] | None = None) -> dict:
               f"points a game)")
     print(f"wrote {path} and {npz_path(path).with_suffix('.json')}; play it as advantage:{path}")
     return {"decisions": decisions, "labelled": int(labels.size), "validation": summary, "path": str(path),
+            "device": device,
             "seconds": time.time() - started}
 
 

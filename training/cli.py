@@ -20,8 +20,9 @@ import typing
 from typing import Any, Iterable, TypeVar
 
 from keine_ahnung_env.cli import (  # noqa: F401  (re-exported: the commands of training/ use them from here)
-    HelpFormatter, Parser, UsageError, check_env, check_int, check_json_path, check_number, check_players, check_positive,
-    check_rules, check_seed, check_variant, parse_rules, run_command, shown, split_specs, usage_error, user_errors)
+    DEVICES, HelpFormatter, Parser, UsageError, check_device, check_env, check_int, check_json_path, check_number,
+    check_players, check_positive, check_rules, check_seed, check_variant, parse_rules, resolve_device, run_command, shown,
+    split_specs, usage_error, user_errors)
 
 T = TypeVar("T")
 

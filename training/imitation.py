@@ -92,17 +92,18 @@ def pretrain(policy, demos: Demonstrations, epochs: int = 4, batch_size: int = 1
              seed: int = 0) -> dict[str, float]:
     """Fits ``policy`` (a MaskableActorCriticPolicy) to the demonstrations; returns the final
     imitation accuracy (the share of decisions whose most likely move is the teacher's, or one of its
-    ``choices``) and losses on the data."""
+    ``choices``) and losses on the data. The fit runs on the policy's device (``policy.device``)."""
     import torch
 
+    device = policy.device
     generator = np.random.default_rng(seed)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
-    obs = torch.as_tensor(demos.inputs)
-    acts = torch.as_tensor(demos.actions)
-    rets = torch.as_tensor(demos.returns)
+    obs = torch.as_tensor(demos.inputs, device=device)
+    acts = torch.as_tensor(demos.actions, device=device)
+    rets = torch.as_tensor(demos.returns, device=device)
     # The set each decision's probability goes to: the teacher's move, or every move it gave.
     if demos.choices is not None:
-        targets = torch.as_tensor(demos.choices)
+        targets = torch.as_tensor(demos.choices, device=device)
     else:
         targets = torch.nn.functional.one_hot(acts, demos.masks.shape[1]).bool()
     policy.set_training_mode(True)
@@ -126,6 +127,6 @@ def pretrain(policy, demos: Demonstrations, epochs: int = 4, batch_size: int = 1
             dist = policy.get_distribution(obs[sl], action_masks=demos.masks[sl])
             log_probs = dist.distribution.logits
             best = log_probs.argmax(dim=1)
-            correct += int(targets[sl][torch.arange(best.shape[0]), best].sum())
+            correct += int(targets[sl][torch.arange(best.shape[0], device=device), best].sum())
             nll += float(-torch.logsumexp(log_probs.masked_fill(~targets[sl], float("-inf")), dim=1).sum())
     return {"accuracy": correct / len(demos), "nll": nll / len(demos), "samples": len(demos)}

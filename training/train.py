@@ -33,9 +33,9 @@ import numpy as np
 
 from keine_ahnung_env.registry import DEFAULT_GAME
 
-from .cli import (UsageError, check_env, check_int, check_number, check_players, check_positive, check_seed,
-                  check_variant, given_fields, make_agent, parse_dataclass, parse_net_arch, parse_rules, run_command,
-                  usage_error, user_errors)
+from .cli import (UsageError, check_device, check_env, check_int, check_number, check_players, check_positive,
+                  check_seed, check_variant, given_fields, make_agent, parse_dataclass, parse_net_arch, parse_rules,
+                  resolve_device, run_command, usage_error, user_errors)
 
 PROG = "python -m training.train"
 EXAMPLES = (
@@ -197,6 +197,13 @@ class Args:
     """sub-folder; default <env>_<players>p_seed<seed>"""
     torch_threads: int = 2
     """torch CPU threads"""
+    device: str = "auto"
+    """torch device: auto, cpu or cuda
+
+    auto: cuda where torch sees a CUDA device, else cpu. Only the networks move there (the rollouts'
+    forward passes and the PPO updates, the --imitate warm start); the games, the opponents and the
+    evaluations stay on the CPU, and the checkpoint loads on the CPU as before (its sidecar records the
+    device it was trained on)."""
     progress: bool = True
     """show a progress bar"""
 
@@ -221,6 +228,7 @@ def check_args(args: Args):
         raise usage_error("--critic", args.critic, "public, oracle")
     check_number("--warmup-learning-rate", args.warmup_learning_rate, 0.0, strict=True, allowed="a positive number")
     check_int("--critic-warmup", args.critic_warmup, 0, allowed="0 or a positive number of updates")
+    check_device(args.device)
     if args.activation not in ("tanh", "relu"):
         raise usage_error("--activation", args.activation, "tanh, relu")
     if not parse_net_arch(args.net_arch):
@@ -356,6 +364,9 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     from .tournament import play_tournament
 
     torch.set_num_threads(args.torch_threads)
+    device = resolve_device(args.device)
+    print(f"training {args.env} at {args.players} players, seed {args.seed}, on {device} (--device {args.device})",
+          flush=True)
     resumed = None
     if args.resume:
         # Never MaskablePPO.load: it unpickles the archive's data entry, which can run any code. The
@@ -395,7 +406,7 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     info = CheckpointInfo(game=spec.name, game_version=spec.version, num_players=args.players, rules=spec.rules,
                           observation_version=spec.observation_version, observation_size=features.input_size,
                           num_actions=spec.num_actions, features=args.features, net_arch=tuple(net_arch),
-                          activation=args.activation, critic=args.critic, privileged_size=hidden)
+                          activation=args.activation, critic=args.critic, privileged_size=hidden, device=device)
     policy_class = OracleCriticPolicy if oracle else "MlpPolicy"
     policy_kwargs = dict(net_arch=net_arch, activation_fn=activation)
     if oracle:
@@ -408,7 +419,7 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     # the games and the opponents from it), so resumed runs replay as they did before.
     seed = resumed.counters.get("seed", args.seed) if same_critic else args.seed
     model = MaskablePPO(policy_class, env, policy_kwargs=policy_kwargs,
-                        tensorboard_log=str(run_dir / "tensorboard"), seed=seed, device="cpu", verbose=0, **hyper)
+                        tensorboard_log=str(run_dir / "tensorboard"), seed=seed, device=device, verbose=0, **hyper)
     if same_critic:
         with user_errors("--resume", args.resume):  # weights or optimizer state that do not fit the architecture
             restore_training_state(model, resumed, where=f"--resume {args.resume}")
@@ -432,8 +443,8 @@ def train(args: Args, given: set[str] | None = None) -> dict:
               f"accuracy {fit['accuracy']:.3f} ({time.time() - start:.0f} s)", flush=True)
 
     def learner_agent(deterministic: bool = True) -> PPOAgent:
-        """The current policy, frozen, as a batched agent."""
-        policy = copy.deepcopy(model.policy)
+        """The current policy, frozen, as a batched agent (on the CPU, where the games are played)."""
+        policy = copy.deepcopy(model.policy).to("cpu")
         policy.set_training_mode(False)
         return PPOAgent(policy, dataclasses.replace(info, timesteps=model.num_timesteps),
                         deterministic=deterministic, name=f"ppo@{model.num_timesteps}")
@@ -602,7 +613,7 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     print(f"learning curve: {curve_path}")
     print(f"tensorboard:    tensorboard --logdir {run_dir / 'tensorboard'}")
     env.close()
-    return {"run_dir": str(run_dir), "checkpoint": str(final_path), "tournament": summary,
+    return {"run_dir": str(run_dir), "checkpoint": str(final_path), "tournament": summary, "device": device,
             "learning_curve": str(curve_path), "timesteps": int(model.num_timesteps),
             "train_seconds": train_seconds, "env_seconds": timed.seconds,
             "rollout_network_seconds": callback.phase_seconds["rollout_network"],
