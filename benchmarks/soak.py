@@ -3,7 +3,7 @@ interesting rules options, and a long training run.
 
     .venv/bin/python benchmarks/soak.py --games 1000000                   # the documented run: 1,000,000 per game
     .venv/bin/python benchmarks/soak.py --games 20000 --game gap_v0       # one game only
-    .venv/bin/python -m benchmarks.soak --games 3000 --batch 512          # a quick one (what ``pytest -m soak`` runs)
+    .venv/bin/python -m benchmarks.soak --games 20000 --batch 1024        # a quick one (as ``pytest -m soak`` runs it)
     .venv/bin/python benchmarks/soak.py --games 0 --train-minutes 10      # only the training soak
 
 Games: ``--games N`` random games of each game (``registry.games()``, or the one ``--game`` names),
