@@ -78,7 +78,8 @@ class BatchedCore(Protocol):
 
     def reset_games(self, indices: np.ndarray) -> None:
         """Deals new games in the rows ``indices`` from their own random streams (their ``rewards`` rows
-        are cleared, ``terminated``/``truncated`` False, ``turn`` 0)."""
+        are cleared, ``terminated``/``truncated`` False, ``turn`` counted from 0 again; a game may play turns
+        that need no decision before its first one, so ``turn`` can already be past 0)."""
         ...
 
     def seed(self, seed: int | None, indices: Sequence[int] | None = None,
