@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from keine_ahnung_env import registry
-from keine_ahnung_env.pictures import Card, Scene, frames_to_gif, table_scene
+from keine_ahnung_env.pictures import CARD_W, Box, Card, Scene, fanned, frames_to_gif, table_scene
 
 PICTURED = [name for name in registry.games() if registry.game_spec(name).scene is not None]
 
@@ -234,3 +234,160 @@ def test_keine_ahnung_seen_cards_show_only_with_perfect_memory():
         else:
             assert named == []
     assert len(layouts["perfect"]) == len(layouts["none"])  # the same places, the same deal
+
+
+# ---------------------------------------------------------------------------------------- targets
+
+BUTTONS_ONLY = {"keine_ahnung_v0": set(), "gap_v0": set(), "dnp_v0": {"TURN"}}
+"""Moves without a card or pile of their own: they stay buttons (every other legal move has a target)."""
+
+
+def _inside(box: dict, scene: Scene) -> bool:
+    return box["w"] > 0 and box["h"] > 0 and 0 <= box["x"] and 0 <= box["y"] and \
+        box["x"] + box["w"] <= scene.width and box["y"] + box["h"] <= scene.height
+
+
+def _meet(a: dict, b: dict) -> bool:
+    return a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"] and a["y"] < b["y"] + b["h"] and b["y"] < a["y"] + a["h"]
+
+
+def _at(scene: Scene, box: dict, region: str, seat: int | None = None):
+    """The placed item of ``region`` (and ``seat``) whose top-left corner is the box's."""
+    found = [it for it in scene.items if it.region == region and it.seat == seat and (it.x, it.y) == (box["x"], box["y"])]
+    assert len(found) == 1, (region, seat, box)
+    return found[0]
+
+
+def check_targets(spec, core, scene: Scene) -> None:
+    """The targets of the acting seat's view: legal moves only, every legal move that is not a button
+    has one, inside the picture, on the card or pile the move is about, and the boxes of different
+    moves meet only where the second click tells them apart (a gap card playable on both piles)."""
+    legal = set(np.flatnonzero(core.legal_mask[0]).tolist())
+    targets = scene.targets()
+    assert {t["action"] for t in targets} <= legal
+    wanted = {a for a in legal if spec.action_name(a).split("_")[0] not in BUTTONS_ONLY[spec.name]}
+    assert {t["action"] for t in targets} == wanted, [spec.action_name(a) for a in wanted]
+    for t in targets:
+        assert _inside(t, scene) and (t["then"] is None or _inside(t["then"], scene)), t
+    for i, a in enumerate(targets):
+        for b in targets[i + 1:]:
+            if a["action"] == b["action"] or not _meet(a, b):
+                continue
+            same_box = all(a[k] == b[k] for k in "xywh")
+            assert same_box and a["then"] and b["then"] and a["then"] != b["then"], (a, b)
+    seat = int(core.current[0])
+    for t in targets:
+        name = spec.action_name(t["action"])
+        if spec.name == "keine_ahnung_v0":
+            from keine_ahnung_env.games.keine_ahnung.actions import ACTION_PLACE_BASE
+            from keine_ahnung_env.games.keine_ahnung.deck import COLOURS
+
+            if name.startswith("REVEAL_"):
+                slot = int(name[-1])
+                layout = [it for it in scene.items if it.region == "layout" and it.seat == seat]
+                assert (layout[slot].x, layout[slot].y) == (t["x"], t["y"]) and layout[slot].kind != "empty"
+            elif name.startswith("PLACE_"):
+                face = t["action"] - ACTION_PLACE_BASE
+                pile = _at(scene, t, "pile")
+                assert pile.card.name.rstrip("*") == f"{COLOURS[face // 6]} {face % 6 + 1}"
+            elif name == "KEEP":
+                _at(scene, t, "pending")
+            else:
+                assert name == "CALL" and _at(scene, t, "trophy_pile").kind == "trophy"
+        elif spec.name == "gap_v0":
+            from keine_ahnung_env.games.gap.deck import card_name
+
+            if name.startswith(("PLAY_", "HIDE_")):
+                card = t["action"] // 2 if name.startswith("PLAY_") else t["action"] - 133
+                assert _at(scene, t, "hand", seat).card.name == card_name(card)
+                if name.startswith("PLAY_"):
+                    piles = [it for it in scene.items if it.region == "pile"]
+                    assert t["then"] == {"x": piles[t["action"] % 2].x, "y": piles[t["action"] % 2].y, "w": CARD_W,
+                                         "h": piles[0].h}
+            elif name == "PASS":
+                _at(scene, t, "draw")
+            else:
+                assert name.startswith("FLIP_") and _at(scene, t, "pile")
+        else:
+            from keine_ahnung_env.games.dnp.picture import card_face
+
+            if name.startswith("SELECT_"):
+                assert _at(scene, t, "hand", seat).card == card_face(core.tables, core, 0, t["action"])
+            else:
+                assert name.split("_")[0] in ("PLAY", "ADD", "TAKE")
+                L = core.actions
+                pos = (seat * L.areas + int(core.area[0]) if name == "PLAY" else
+                       L.target_position(seat, (t["action"] - L.add_base) % L.num_targets))
+                sets = [it for it in scene.items if it.region == "set" and it.seat == pos // L.areas]
+                assert sets and any(_meet(t, {"x": it.x, "y": it.y, "w": it.w, "h": it.h}) for it in sets)
+
+
+@pytest.mark.parametrize("name", PICTURED)
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_legal_move_on_a_card_has_a_target_on_the_acting_seats_picture(name, players):
+    spec = registry.game_spec(name, players)
+    checked = 0
+    for seed in range(3):
+        core = spec.make_core(1, seed)
+        core.reset_games(np.zeros(1, np.intp))
+        rng = np.random.default_rng(seed)
+        while not core.done[0] and checked < 400 * (seed + 1):
+            seat = int(core.current[0])
+            check_targets(spec, core, table_scene(spec, core, 0, seat, False))
+            # The other seats' and the public view have none: they would tell which back is which card.
+            assert table_scene(spec, core, 0, (seat + 1) % players, False).targets() == []
+            assert table_scene(spec, core, 0, None, False).targets() == []
+            core.step(np.array([rng.choice(np.flatnonzero(core.legal_mask[0]))]))
+            checked += 1
+        assert table_scene(spec, core, 0, int(core.current[0]), False).targets() == [] or not core.done[0]
+    assert checked > 50
+
+
+def test_a_target_needs_a_box():
+    scene = Scene(100, 100)
+    with pytest.raises(ValueError, match="an empty box"):
+        scene.target(3, Box(0, 0, 0, 10))
+    scene.target(3, Box(1, 2, 3, 4), then=Box(5, 6, 7, 8))
+    assert scene.targets() == [{"action": 3, "x": 1, "y": 2, "w": 3, "h": 4, "then": {"x": 5, "y": 6, "w": 7, "h": 8}}]
+    assert fanned([Box(0, 0, 48, 68), Box(20, 0, 48, 68)]) == [Box(0, 0, 20, 68), Box(20, 0, 48, 68)]
+
+
+def test_dnp_hand_cards_show_both_values_and_their_seen_mark():
+    """However large a hand, the part of each card not covered by the next one holds both values and
+    the "seen" band: it is drawn exactly as the card alone, and at least HAND_STEP pixels wide."""
+    from PIL import ImageDraw
+
+    from keine_ahnung_env.games.dnp.kernels import LOC_DISCARD, LOC_HAND, LOC_OUT, LOC_TABLE
+    from keine_ahnung_env.games.dnp.picture import HAND_STEP, ROW_CARDS
+    from keine_ahnung_env.pictures import _DRAWERS
+
+    assert HAND_STEP >= 42  # the band's word and the upside-down value end 42 pixels into a card
+    spec = registry.game_spec("dnp_v0", 3)
+    core = play_to(spec, 6, seed=1)
+    cards = np.flatnonzero(np.isin(core.card_loc[0], (LOC_HAND, LOC_DISCARD, LOC_TABLE, LOC_OUT)))
+    np.random.default_rng(0).shuffle(cards)
+    core.card_loc[0, cards] = LOC_HAND
+    core.card_where[0, cards] = 2
+    core.card_where[0, cards[:ROW_CARDS - 3]] = 0  # seat 0: one row
+    core.card_where[0, cards[ROW_CARDS - 3:2 * ROW_CARDS]] = 1  # seat 1: more than a row
+    assert len(core.hand(0, 2)) > ROW_CARDS - 3
+    core.card_public[0, cards[::3]] = True  # some "seen"
+    for seat, reveal in ((1, False), (0, False), (None, True)):
+        scene = table_scene(spec, core, 0, seat, reveal)
+        picture = scene.to_array()
+        for p in range(3):
+            row = [it for it in scene.items if it.region == "hand" and it.seat == p]
+            assert len(row) == len(core.hand(0, p))
+            for k, it in enumerate(row):
+                # the next card of the same row (a selected card lies 6 pixels higher)
+                nxt = row[k + 1] if k + 1 < len(row) and abs(row[k + 1].y - it.y) <= 6 else None
+                visible = min(nxt.x if nxt else it.x + it.w, it.x + it.w) - it.x
+                assert visible >= HAND_STEP
+                if it.kind != "card":
+                    continue
+                alone = Image.new("RGB", (scene.width, scene.height))
+                _DRAWERS["card"](alone, ImageDraw.Draw(alone), it)
+                strip = np.s_[it.y + 4:it.y + it.h - 4, it.x + 4:it.x + visible - 1]
+                assert np.array_equal(picture[strip], np.asarray(alone)[strip]), (p, k)
+        marks = [it.mark for it in scene.items if it.region == "hand" and it.kind == "card"]
+        assert "known" in marks or reveal

@@ -95,6 +95,31 @@ def test_games_and_their_bots(client):
     assert set(games) >= {"keine_ahnung_v0", "gap_v0", "dnp_v0"}
     assert "counter" in games["keine_ahnung_v0"]["bots"] and "ppo" not in games["keine_ahnung_v0"]["bots"]
     assert games["gap_v0"]["default_bot"] == "gap_hunter"
+    assert client.get("/api/games").json["default"] == "keine_ahnung_v0"  # the page offers it first
+
+
+@pytest.mark.parametrize("env", ["keine_ahnung_v0", "gap_v0", "dnp_v0"])
+def test_a_live_games_moves_carry_the_terminal_keys_and_the_cards_to_click(env):
+    from training.terminal import view_for
+
+    games = viewer.LiveGames()
+    game = games.start({"env": env, "players": 3, "seat": 1, "bots": ["random", "random"], "seed": 2})
+    for _ in range(12):
+        state = game.state()
+        if state["over"]:
+            break
+        keys = view_for(game.spec, game.core, 1).keys
+        assert [a["key"] for a in state["legal"]] == [keys[a["id"]] for a in state["legal"]]
+        assert len({a["key"] for a in state["legal"]}) == len(state["legal"])  # a key names one move
+        # The targets are the acting seat's scene's, for legal moves only.
+        assert state["targets"] == table_scene(game.spec, game.core, 0, 1, False).targets()
+        assert state["targets"] and {t["action"] for t in state["targets"]} <= {a["id"] for a in state["legal"]}
+        game = games.act(game.id, {"action": state["targets"][-1]["action"]})
+    assert game.actions
+
+
+def test_a_replay_frame_has_no_targets(client):
+    assert "targets" not in client.get("/api/replays/gap_v0.json?move=3&view=all").json
 
 
 def own_view_only(state, spec, game) -> None:

@@ -6,7 +6,10 @@ Serves a local page on 127.0.0.1 (a Flask app) that
   ``training.play ... --record DIR``) and steps through one move by move, from any seat's point of
   view, the public table, or every card;
 * lets you take a seat in a new game of any registered game against bots of your choice (the game's
-  agents, by ``agents.make`` name) and play it to the end by clicking your moves.
+  agents, by ``agents.make`` name; Keine Ahnung is offered first) and play it to the end by clicking
+  the cards themselves (a face-down layout card to reveal it, a pile to place on it, a hand card to
+  play it: the scene's targets, see ``keine_ahnung_env.pictures``) or the move buttons, which carry
+  the same keys as the terminal game (``training.play``) and take them typed, for keyboard users.
 
 What the page gets is what the chosen point of view may see: pictures are drawn on the server from
 the game's ``GameSpec.scene`` for that seat, the cards on the page are that scene's face-up cards, and
@@ -36,6 +39,8 @@ from .viewer_page import PAGE
 PROG = "python -m training.viewer"
 HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
+DEFAULT_GAME = "keine_ahnung_v0"
+"""The game the page offers first (the first registered one with pictures where it is missing)."""
 MAX_SESSIONS = 64
 """Live games kept in memory; the oldest is dropped when a new one would exceed this."""
 MAX_BOT_MOVES = 200_000
@@ -67,15 +72,18 @@ def parse_view(text: Any, num_players: int, allow_all: bool = True) -> tuple[int
     raise RequestError(f"view={text!r}; allowed: {', '.join(allowed)}")
 
 
-def picture_payload(spec, core, seat: int | None, reveal_all: bool) -> dict[str, Any]:
+def picture_payload(spec, core, seat: int | None, reveal_all: bool, targets: bool = False) -> dict[str, Any]:
     """The picture (a PNG data URL) and the cards on it (positions, names of face-up cards only) of
-    game 0 of ``core`` from one point of view; the observation text for a seat's view."""
+    game 0 of ``core`` from one point of view; the observation text for a seat's view; with
+    ``targets``, where to click for each legal move (the scene's targets: none unless ``seat`` acts)."""
     from keine_ahnung_env.pictures import table_scene
 
     scene = table_scene(spec, core, 0, seat, reveal_all)
     png = base64.b64encode(scene.to_png()).decode("ascii")
     payload = {"picture": f"data:image/png;base64,{png}", "width": scene.width, "height": scene.height,
                "cards": scene.cards(), "view_label": scene.view}
+    if targets:
+        payload["targets"] = scene.targets()
     if seat is not None:
         payload["observation"] = spec.observation_string(core.observe(seat)[0])
     return payload
@@ -195,6 +203,14 @@ class LiveGame:
     actions: list[int] = dataclasses.field(default_factory=list)
     log: list[str] = dataclasses.field(default_factory=list)
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+    keys: dict[int, str] = dataclasses.field(default_factory=dict)
+    """The key of each action, as the terminal game (``training.play``) names it for this seat."""
+
+    def __post_init__(self):
+        if not self.keys:
+            from .terminal import view_for
+
+            self.keys = dict(view_for(self.spec, self.core, self.seat).keys)
 
     @property
     def over(self) -> bool:
@@ -234,11 +250,12 @@ class LiveGame:
         over = self.over
         to_act = None if over else int(core.current[0])
         legal = [] if over or to_act != self.seat else [
-            {"id": int(a), "name": spec.action_name(int(a))} for a in np.flatnonzero(core.legal_mask[0])]
+            {"id": int(a), "name": spec.action_name(int(a)), "key": self.keys.get(int(a), spec.action_name(int(a)))}
+            for a in np.flatnonzero(core.legal_mask[0])]
         state = {"id": self.id, "env": spec.name, "title": spec.title or spec.name, "players": spec.num_players,
                  "seat": self.seat, "agents": self.names, "to_act": to_act, "over": over, "legal": legal,
                  "moves": len(self.actions), "log": list(self.log),
-                 **picture_payload(spec, core, self.seat, False)}
+                 **picture_payload(spec, core, self.seat, False, targets=bool(legal))}
         if over:
             scores = [int(s) for s in core.scores[0]]
             winners = spec.winners(core)[0] if core.terminated[0] else np.zeros(spec.num_players, bool)
@@ -418,7 +435,9 @@ def create_app(replays: str | Path = "replays", record: bool = False):
             out.append({"env": name, "title": entry.title or name, "min_players": entry.min_players,
                         "max_players": entry.max_players, "default_players": entry.default_players,
                         "bots": bot_names(name), "default_bot": spec.default_opponent})
-        return jsonify({"games": out})
+        names = [g["env"] for g in out]
+        default = DEFAULT_GAME if DEFAULT_GAME in names else (names[0] if names else None)
+        return jsonify({"games": out, "default": default})
 
     @app.post("/api/play")
     def play_start():
