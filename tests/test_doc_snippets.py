@@ -1,10 +1,11 @@
 """The documentation's Python snippets work as written: every ```python block of every Markdown page
 (the root README.md aside: tests/test_readme_snippets.py runs its snippets) runs on its own, in a fresh
-interpreter, in an empty folder or from the repository's root as its page says, exits with status 0
-and prints a line that shows it worked.
+interpreter, in an empty folder (the paths of the pages are relative, so a block run from the repository's
+root as a page says works there the same and writes nothing into the repository), exits with status 0 and
+prints a line that shows it worked.
 
 A block that is not a whole program (a piece of code shown for reading) is fenced ```python-fragment;
-none is today. The few blocks this test does not run as a script are listed below with the reason."""
+none is today. The few blocks that run otherwise than one by one are listed below with the reason."""
 
 from __future__ import annotations
 
@@ -27,11 +28,11 @@ SKIPPED_FOLDERS = {".git", ".venv", ".venv-rllib", "node_modules", "build", "dis
 # test, so only these are allowed.
 KNOWN_FENCES = {"", "bash", "text", "python", "python-fragment", "json", "toml", "console"}
 
-# (page, index of its python block) -> why the block is not run here.
-NOT_RUN = {
-    ("docs/sb3.md", 0): "the page's whole loop (train with MaskablePPO, save, evaluate) is tests/test_sb3_models.py's",
-    ("docs/sb3.md", 1): "the page's whole loop (train with MaskablePPO, save, evaluate) is tests/test_sb3_models.py's",
-}
+# Pages whose blocks make one program (a later block loads what an earlier one saved): their blocks run in
+# order in one folder, in a test of their own, marked slow where the quick suite checks the same thing
+# elsewhere. docs/sb3.md trains for 10,000 decisions (about 35 s with warm caches); tests/test_sb3_models.py
+# checks its loop (train, save, evaluate) at a smaller size.
+IN_ORDER = {"docs/sb3.md"}
 
 # Blocks the page presents as a module to import rather than a script: the block is saved under this name
 # and run as it stands (it must import cleanly and print nothing), then used the way its page uses it.
@@ -40,9 +41,6 @@ MODULES = {("docs/training.md", 0): "my_agent.py"}
 # Blocks that read what a command of their page writes first: the page's bash line that starts so is run,
 # in the same folder, before the block.
 COMMAND_FIRST = {("docs/pictures.md", 1): "python -m training.evaluate --env gap_v0"}
-
-# Blocks that run from the repository's root because their page says so; the others run in an empty folder.
-FROM_ROOT: set[tuple[str, int]] = set()
 
 
 def markdown_pages() -> list[Path]:
@@ -89,8 +87,9 @@ def page_command(page: str, start: str) -> list[str]:
 def test_the_pages_have_snippets_and_every_exception_names_one():
     keys = {(page, index) for page, index, _ in BLOCKS}
     assert len(keys) >= 10, sorted(keys)
-    for listed in (NOT_RUN, MODULES, COMMAND_FIRST, FROM_ROOT):
+    for listed in (MODULES, COMMAND_FIRST):
         assert set(listed) <= keys, f"listed blocks that no page has: {set(listed) - keys}"
+    assert IN_ORDER <= {page for page, _ in keys}, IN_ORDER
 
 
 def test_no_python_block_hides_under_another_fence():
@@ -99,17 +98,21 @@ def test_no_python_block_hides_under_another_fence():
     assert not unknown, f"fences this test does not know (name Python blocks ```python): {sorted(unknown)}"
 
 
-@pytest.mark.parametrize("page,index,code", BLOCKS, ids=[f"{page}:{index + 1}" for page, index, _ in BLOCKS])
+def test_every_snippet_compiles():
+    for page, index, code in BLOCKS:
+        compile(code, f"{page} python block {index + 1}", "exec")
+
+
+ONE_BY_ONE = [block for block in BLOCKS if block[0] not in IN_ORDER]
+
+
+@pytest.mark.parametrize("page,index,code", ONE_BY_ONE, ids=[f"{page}:{index + 1}" for page, index, _ in ONE_BY_ONE])
 def test_snippet_runs_as_written(page, index, code, tmp_path):
-    compile(code, f"{page} python block {index + 1}", "exec")
-    if (page, index) in NOT_RUN:
-        return  # compiled above; run by the test NOT_RUN names
-    where = ROOT if (page, index) in FROM_ROOT else tmp_path
     label = f"{page}, python block {index + 1}"
 
     if (page, index) in COMMAND_FIRST:
         command = page_command(page, COMMAND_FIRST[(page, index)])
-        done = subprocess.run(command + ["--no-progress"], cwd=where, capture_output=True, text=True, timeout=900)
+        done = subprocess.run(command + ["--no-progress"], cwd=tmp_path, capture_output=True, text=True, timeout=900)
         assert done.returncode == 0, f"{label}: the page's command {command[1:]} failed:\n{done.stderr[-3000:]}"
 
     if (page, index) in MODULES:
@@ -120,7 +123,7 @@ def test_snippet_runs_as_written(page, index, code, tmp_path):
         assert not done.stdout.strip(), f"{label}: a module printed on import:\n{done.stdout}"
         return
 
-    done = run_python(code, where)
+    done = run_python(code, tmp_path)
     assert done.returncode == 0, f"{label} failed:\n{code}\n{done.stderr[-3000:]}"
     assert done.stdout.strip(), f"{label} printed nothing"
 
@@ -137,3 +140,15 @@ def test_the_agent_module_of_training_md_plays_by_its_spec(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=900, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert spec in done.stdout, done.stdout
+
+
+@pytest.mark.slow
+def test_the_sb3_page_runs_in_order(tmp_path):
+    """docs/sb3.md's blocks in order in one folder (paths relative to it, as from the root): the first trains
+    and saves runs/sb3/m.zip, the next evaluates it."""
+    blocks = [(index, code) for page, index, code in BLOCKS if page == "docs/sb3.md"]
+    assert len(blocks) >= 2
+    for index, code in blocks:
+        done = run_python(code, tmp_path)
+        assert done.returncode == 0, f"docs/sb3.md, python block {index + 1} failed:\n{code}\n{done.stderr[-3000:]}"
+        assert done.stdout.strip(), f"docs/sb3.md, python block {index + 1} printed nothing"
