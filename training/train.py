@@ -365,8 +365,6 @@ def train(args: Args, given: set[str] | None = None) -> dict:
 
     torch.set_num_threads(args.torch_threads)
     device = resolve_device(args.device)
-    print(f"training {args.env} at {args.players} players, seed {args.seed}, on {device} (--device {args.device})",
-          flush=True)
     resumed = None
     if args.resume:
         # Never MaskablePPO.load: it unpickles the archive's data entry, which can run any code. The
@@ -432,6 +430,9 @@ def train(args: Args, given: set[str] | None = None) -> dict:
         model.policy.load_state_dict(actor, strict=False)
         model.num_timesteps = recorded.timesteps
         print(f"actor from {args.resume} ({recorded.critic} critic); new {args.critic} critic", flush=True)
+    # The header, once the setup has passed (a user's mistake prints its one line and nothing else).
+    print(f"training {args.env} at {args.players} players, seed {args.seed}, on {device} (--device {args.device})",
+          flush=True)
 
     if teacher is not None:
         start = time.time()
