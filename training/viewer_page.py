@@ -363,7 +363,7 @@ function clickTarget(group, button) {
     keyLabel(b, t.then ? move.key : "");
     b.addEventListener("click", () => act(t.action));
   }
-  showStatusHint("now click where it goes (Escape: choose again)");
+  showStatusHint("Now click where it goes (Escape: choose again).");
 }
 
 function showStatusHint(text) { $("status").dataset.hint = text; $("status").textContent =
