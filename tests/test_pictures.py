@@ -248,12 +248,14 @@ def _inside(box: dict, scene: Scene) -> bool:
 
 
 def _meet(a: dict, b: dict) -> bool:
-    return a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"] and a["y"] < b["y"] + b["h"] and b["y"] < a["y"] + a["h"]
+    return (a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"]
+            and a["y"] < b["y"] + b["h"] and b["y"] < a["y"] + a["h"])
 
 
 def _at(scene: Scene, box: dict, region: str, seat: int | None = None):
     """The placed item of ``region`` (and ``seat``) whose top-left corner is the box's."""
-    found = [it for it in scene.items if it.region == region and it.seat == seat and (it.x, it.y) == (box["x"], box["y"])]
+    found = [it for it in scene.items
+             if it.region == region and it.seat == seat and (it.x, it.y) == (box["x"], box["y"])]
     assert len(found) == 1, (region, seat, box)
     return found[0]
 
@@ -339,7 +341,8 @@ def test_every_legal_move_on_a_card_has_a_target_on_the_acting_seats_picture(nam
             assert table_scene(spec, core, 0, None, False).targets() == []
             core.step(np.array([rng.choice(np.flatnonzero(core.legal_mask[0]))]))
             checked += 1
-        assert table_scene(spec, core, 0, int(core.current[0]), False).targets() == [] or not core.done[0]
+        if core.done[0]:  # nobody acts in a finished game
+            assert table_scene(spec, core, 0, int(core.current[0]), False).targets() == []
     assert checked > 50
 
 

@@ -363,7 +363,8 @@ def test_a_whole_dnp_game_played_by_clicking_cards_and_sets(page, site):
                 from keine_ahnung_env.games.dnp.picture import card_face
 
                 under = [it for it in scene.items if it.x <= point[0] < it.x + it.w and it.y <= point[1] < it.y + it.h]
-                assert under[-1].region == "hand" and under[-1].card == card_face(game.core.tables, game.core, 0, choice)
+                assert under[-1].region == "hand"
+                assert under[-1].card == card_face(game.core.tables, game.core, 0, choice)
             made = made_by(page, game, point)
             on_cards.append(game.spec.action_name(choice).split("_")[0])
         assert made == choice
