@@ -27,7 +27,10 @@ of this module, with that game's ``unpack`` and kernels.
 
 from __future__ import annotations
 
-import types as _pytypes
+import ast
+import copy
+import inspect
+import textwrap
 
 import numpy as np
 from numba import njit, types
@@ -78,6 +81,21 @@ def pack(state: tuple, consts: tuple) -> tuple[np.ndarray, np.ndarray, list[np.n
     return buf, meta, views
 
 
+def _view(context, builder, buf_type, buf, offset, shapes, result):
+    """The code of a C-contiguous array ``result`` (a Numba array type) of ``shapes`` (LLVM integers)
+    over ``buf``'s memory from byte ``offset``, sharing ``buf``'s reference count."""
+    source = context.make_array(buf_type)(context, builder, buf)
+    out = context.make_array(result)(context, builder)
+    itemsize = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(result.dtype)))
+    strides, stride = [None] * len(shapes), itemsize
+    for d in range(len(shapes) - 1, -1, -1):
+        strides[d] = stride
+        stride = builder.mul(stride, shapes[d])
+    data = builder.bitcast(builder.gep(source.data, [offset]), out.data.type)
+    populate_array(out, data=data, shape=shapes, strides=strides, itemsize=itemsize, meminfo=source.meminfo)
+    return impl_ret_borrowed(context, builder, result, out._getvalue())
+
+
 @intrinsic
 def view_at(typingctx, buf, offset, shape, dtype):
     """``buf[offset:]`` seen as a C-contiguous array of ``dtype`` and ``shape`` (a tuple), sharing
@@ -88,55 +106,76 @@ def view_at(typingctx, buf, offset, shape, dtype):
     result = types.Array(dtype.instance_type, ndim, "C")
 
     def codegen(context, builder, signature, args):
-        source = context.make_array(signature.args[0])(context, builder, args[0])
-        out = context.make_array(result)(context, builder)
-        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(result.dtype)))
         shapes = cgutils.unpack_tuple(builder, args[2], ndim)
-        strides, stride = [None] * ndim, itemsize
-        for d in range(ndim - 1, -1, -1):
-            strides[d] = stride
-            stride = builder.mul(stride, shapes[d])
-        data = builder.bitcast(builder.gep(source.data, [args[1]]), out.data.type)
-        populate_array(out, data=data, shape=shapes, strides=strides, itemsize=itemsize, meminfo=source.meminfo)
-        return impl_ret_borrowed(context, builder, result, out._getvalue())
+        return _view(context, builder, signature.args[0], args[0], args[1], shapes, result)
 
     return result(buf, offset, shape, dtype), codegen
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def field1(buf, meta, i, dtype):
-    """Field ``i`` as a 1-d array of ``dtype`` (a view into ``buf``)."""
-    return view_at(buf, meta[i, 0], (meta[i, 2],), dtype)
+# The field readers are intrinsics, not jitted functions: ``unpack`` calls one per field (~60), and
+# Numba inlines a jitted function by compiling and copying its code at every call site, which cost a
+# second per ``unpack`` at every packed entry point's first compile; an intrinsic is typed once and
+# emits the same few instructions (``meta``'s row i: offset and shape, then the view).
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def field2(buf, meta, i, dtype):
-    """Field ``i`` as a 2-d array of ``dtype``."""
-    return view_at(buf, meta[i, 0], (meta[i, 2], meta[i, 3]), dtype)
+def _meta_at(context, builder, meta_type, meta, i, i_type, col):
+    """``meta[i, col]`` (int64) in generated code, for a row ``i`` in range (no wraparound)."""
+    array = context.make_array(meta_type)(context, builder, meta)
+    row = context.cast(builder, i, i_type, types.intp)
+    pointer = cgutils.get_item_pointer2(context, builder, array.data, cgutils.unpack_tuple(builder, array.shape, 2),
+                                        cgutils.unpack_tuple(builder, array.strides, 2), meta_type.layout,
+                                        [row, context.get_constant(types.intp, col)])
+    return builder.load(pointer)
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def field3(buf, meta, i, dtype):
-    """Field ``i`` as a 3-d array of ``dtype``."""
-    return view_at(buf, meta[i, 0], (meta[i, 2], meta[i, 3], meta[i, 4]), dtype)
+def _field_reader(ndim: int):
+    """The intrinsic ``field<ndim>(buf, meta, i, dtype)``."""
+
+    def field(typingctx, buf, meta, i, dtype):
+        result = types.Array(dtype.instance_type, ndim, "C")
+
+        def codegen(context, builder, signature, args):
+            at = lambda col: _meta_at(context, builder, signature.args[1], args[1], args[2], signature.args[2], col)  # noqa: E731
+            return _view(context, builder, signature.args[0], args[0], at(0), [at(2 + d) for d in range(ndim)], result)
+
+        return result(buf, meta, i, dtype), codegen
+
+    return field
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def int_at(buf, meta, i):
-    """Scalar constant ``i`` (an integer)."""
-    return view_at(buf, meta[i, 0], (1,), np.int64)[0]
+def _scalar_reader(kind: str):
+    """The intrinsic ``<kind>_at(buf, meta, i)`` (kind: int, bool or float): the 8-byte scalar of row i."""
+    stored = types.float64 if kind == "float" else types.int64
+    returned = types.boolean if kind == "bool" else stored
+
+    def reader(typingctx, buf, meta, i):
+        def codegen(context, builder, signature, args):
+            offset = _meta_at(context, builder, signature.args[1], args[1], args[2], signature.args[2], 0)
+            source = context.make_array(signature.args[0])(context, builder, args[0])
+            pointer = builder.bitcast(builder.gep(source.data, [offset]), context.get_data_type(stored).as_pointer())
+            value = builder.load(pointer)
+            if kind == "bool":
+                return builder.icmp_signed("!=", value, context.get_constant(types.int64, 0))
+            return value
+
+        return returned(buf, meta, i), codegen
+
+    return reader
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def bool_at(buf, meta, i):
-    """Scalar constant ``i`` (a boolean)."""
-    return view_at(buf, meta[i, 0], (1,), np.int64)[0] != 0
+def _named_intrinsic(maker, name: str, doc: str):
+    function = maker
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return intrinsic(function)
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def float_at(buf, meta, i):
-    """Scalar constant ``i`` (a float)."""
-    return view_at(buf, meta[i, 0], (1,), np.float64)[0]
+field1 = _named_intrinsic(_field_reader(1), "field1", """Field ``i`` as a 1-d array of ``dtype`` (a view into ``buf``).""")
+field2 = _named_intrinsic(_field_reader(2), "field2", """Field ``i`` as a 2-d array of ``dtype``.""")
+field3 = _named_intrinsic(_field_reader(3), "field3", """Field ``i`` as a 3-d array of ``dtype``.""")
+int_at = _named_intrinsic(_scalar_reader("int"), "int_at", """Scalar constant ``i`` (an integer).""")
+bool_at = _named_intrinsic(_scalar_reader("bool"), "bool_at", """Scalar constant ``i`` (a boolean).""")
+float_at = _named_intrinsic(_scalar_reader("float"), "float_at", """Scalar constant ``i`` (a float).""")
 
 
 @njit(cache=True, _nrt=False)
@@ -212,9 +251,17 @@ def unpack_source(state: tuple, consts: tuple) -> str:
 
 # ------------------------------------------------------------------ every game's packed entry points
 # Templates, compiled once per game by ``define_packed_entry_points``: their free names (``unpack``,
-# ``step_range``, ``deal_range``, ``observe_range``, ``check_actions_kernel`` and ``step_range_checked``)
-# are looked up in the game's kernels module when Numba compiles them, so each game gets its own
-# machine code, as if the functions were written in its module.
+# ``step_range``, ``deal_range``, ``observe_range`` and ``check_actions_kernel``) are looked up in the
+# game's kernels module when Numba compiles them, so each game gets its own machine code, as if the
+# functions were written in its module.
+#
+# In a packed template a statement that calls one of the game's serial loops (``step_range(s, k, ...)``
+# with the loop's own parameter names) is replaced by that loop's body, taken from the game's source:
+# the packed entry point is then the loop itself. Calling the compiled loop instead compiled it on its
+# own first and then optimized and generated its machine code again inside every caller (a first
+# Keine Ahnung env step compiled its step loop three times over: ``step_range``,
+# ``step_range_checked`` and the packed twin); Numba's ``inline="always"`` copies the loop's whole
+# expanded code (the rules inlined into it), which costs as much.
 
 
 def _step_range_packed(buf, meta, actions, active, lo, hi):
@@ -236,7 +283,11 @@ def _step_range_checked(s, k, actions, active, lo, hi):
 def _step_range_checked_packed(buf, meta, actions, active, lo, hi):
     """``step_range_checked`` on a packed core."""
     s, k = unpack(buf, meta)  # noqa: F821
-    return step_range_checked(s, k, actions, active, lo, hi)  # noqa: F821
+    findings = check_actions_kernel(actions, active, s.terminated, s.truncated, s.legal_mask)
+    live, first_out, first_bad, _ = findings
+    if live > 0 and first_out < 0 and first_bad < 0:
+        step_range(s, k, actions, active, lo, hi)  # noqa: F821
+    return findings
 
 
 def _deal_range_packed(buf, meta, games, lo, hi):
@@ -254,6 +305,63 @@ def _observe_range_packed(buf, meta, games, seats, out, lo, hi):
 _TEMPLATES = (_step_range_packed, _step_range_checked, _step_range_checked_packed, _deal_range_packed,
               _observe_range_packed)
 
+_SPLICED = ("step_range", "deal_range", "observe_range")
+"""The serial loops whose bodies replace their calls in the packed templates."""
+
+
+def _function_ast(function) -> ast.FunctionDef:
+    """``function``'s definition as an AST with the line numbers of its source file."""
+    lines, first = inspect.getsourcelines(function)
+    definition = ast.parse(textwrap.dedent("".join(lines))).body[0]
+    ast.increment_lineno(definition, first - 1)
+    definition.decorator_list = []
+    return definition
+
+
+def _loop_body(definition: ast.FunctionDef) -> list[ast.stmt] | None:
+    """A serial loop's statements without its docstring; None where they hold a ``return`` (which
+    would leave the template early) or a nested function."""
+    body = definition.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+        if isinstance(node, (ast.Return, ast.FunctionDef, ast.Lambda, ast.Yield)):
+            return None
+    return body
+
+
+class _SpliceLoops(ast.NodeTransformer):
+    """Replaces each statement ``loop(a, b, ...)`` whose arguments are the loop's own parameter names
+    by the loop's body (``bodies``: name -> (parameter names, statements))."""
+
+    def __init__(self, bodies: dict):
+        self.bodies = bodies
+
+    def visit_Expr(self, node):
+        call = node.value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in self.bodies \
+                and not call.keywords and all(isinstance(a, ast.Name) for a in call.args):
+            params, body = self.bodies[call.func.id]
+            if [a.id for a in call.args] == params:
+                return copy.deepcopy(body)
+        return node
+
+
+def _spliced_function(template, namespace: dict, name: str, bodies: dict):
+    """The template's function with the game's loops spliced in, compiled with the module's globals
+    and file name (lines of the template keep this file's numbers, the loops' lines their own)."""
+    definition = _function_ast(template)
+    definition.name = name
+    definition = _SpliceLoops(bodies).visit(definition)
+    module = ast.fix_missing_locations(ast.Module(body=[definition], type_ignores=[]))
+    scope: dict = {}
+    exec(compile(module, namespace["__file__"], "exec"), namespace, scope)
+    function = scope[name]
+    function.__qualname__ = name
+    function.__doc__ = template.__doc__
+    return function
+
 
 def define_packed_entry_points(namespace: dict) -> dict:
     """Compiles the packed entry points into a game's kernels module, whose globals are ``namespace``
@@ -262,18 +370,23 @@ def define_packed_entry_points(namespace: dict) -> dict:
     ``step_range_checked_packed``, ``deal_range_packed`` and ``observe_range_packed`` to it and returns
     ``PACKED``, the serial entry points' packed twins that ``CompiledCore._run`` calls on a packed core.
 
-    Each function is the template's code with the module's globals and the module's file name, so
-    Numba caches its machine code beside the module's own kernels (``__pycache__`` of the game's
-    folder), where the module's ``drop_stale_cache`` (which lists this file) keeps it true. A Numba
-    error inside one names the game's ``kernels.py`` with the line numbers of this file."""
+    Each function is the template's code, the game's serial loops spliced in (see the templates), with
+    the module's globals and the module's file name, so Numba caches its machine code beside the
+    module's own kernels (``__pycache__`` of the game's folder), where the module's ``drop_stale_cache``
+    (which lists this file) keeps it true; Numba's cache notices a change of the module's source
+    itself. A Numba error inside one names the game's ``kernels.py``, with the loop's own line numbers
+    there and this file's for the template's lines. Numba compiles each at its first call."""
+    bodies = {}
+    for loop in _SPLICED:
+        definition = _function_ast(namespace[loop].py_func)
+        body = _loop_body(definition)
+        if body is not None:
+            bodies[loop] = ([a.arg for a in definition.args.args], body)
     for template in _TEMPLATES:
         name = template.__name__.lstrip("_")
-        code = template.__code__.replace(co_filename=namespace["__file__"], co_name=name)
-        if hasattr(code, "co_qualname"):
-            code = code.replace(co_qualname=name)
-        function = _pytypes.FunctionType(code, namespace, name)
-        function.__qualname__ = name
-        function.__doc__ = template.__doc__
+        # step_range_checked (the tuple version) keeps calling the compiled step_range: it serves
+        # unpacked cores, which compile step_range anyway.
+        function = _spliced_function(template, namespace, name, {} if name == "step_range_checked" else bodies)
         namespace[name] = njit(cache=True, _nrt=False)(function)
     return {namespace["step_range"]: namespace["step_range_packed"],
             namespace["step_range_checked"]: namespace["step_range_checked_packed"],

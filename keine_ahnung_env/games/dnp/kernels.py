@@ -211,7 +211,9 @@ def _begin_move(s, k, b):
 def _deal(s, k, b):
     """A new round: shuffle, deal round-robin, random orientations, the star's holder starts."""
     N, P = s.card_loc.shape[1], k.num_players
-    n = 0
+    # int64 from the start: with a literal 0, Numba compiled ``shuffle`` a second time, for
+    # Literal[int](0), while it was still inferring the loop's type.
+    n = np.int64(0)
     for c in range(N):
         s.deal_order[b, c] = -1
         if k.in_play[c]:

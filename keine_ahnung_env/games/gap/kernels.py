@@ -104,8 +104,10 @@ def _reshuffle(card_loc, card_owner, card_pool, draw_cards, draw_pos, draw_len, 
     draw = draw_cards[b]
     owner = card_owner[b]
     # Both passes without branches: where a card lies is as good as random to the branch predictor
-    # (with branches the first pass alone took half of a reshuffle).
-    n = 0
+    # (with branches the first pass alone took half of a reshuffle). n is int64 from the start: with a
+    # literal 0, Numba compiled ``shuffle`` a second time, for Literal[int](0), while it was still
+    # inferring the loop's type.
+    n = np.int64(0)
     low = np.uint64(0)
     high = np.uint64(0)
     for c in range(NUM_CARDS):
@@ -230,7 +232,7 @@ def _deal_round(s, k, b):
         draw[c] = c
         seen[c] = False
         pool[c] = 0
-    shuffle(s.rng_state, b, draw, NUM_CARDS)
+    shuffle(s.rng_state, b, draw, np.int64(NUM_CARDS))  # not the literal: shuffle compiles for int64 once
     for p in range(P):  # seat by seat: no division of the deck position by 12
         for i in range(p * HAND_SIZE, (p + 1) * HAND_SIZE):
             c = draw[i]
@@ -371,7 +373,8 @@ def _step_game(s, k, b, action):
             s.dry_passes[b] = 0
         else:
             s.dry_passes[b] += 1
-        _after_turn(s, k, b, -1, s.dry_passes[b] >= P, _next_seat(seat, P), False)
+        # np.int64(-1), not the literal: _end_round compiles for an int64 winner once
+        _after_turn(s, k, b, np.int64(-1), s.dry_passes[b] >= P, _next_seat(seat, P), False)
     else:
         card, pile = action // 2, action % 2
         gap = _is_gap_card(k, card, s.pile_top[b, 0], s.pile_top[b, 1])

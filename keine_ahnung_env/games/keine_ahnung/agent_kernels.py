@@ -316,7 +316,9 @@ def _decode_row(obs, num_players, offsets, type_face, type_is_prize, w):
         if tops[f]:
             for i in range(n_fitters[f]):
                 counts[fitters[f, i]] += tops[f]
-    pool_total = 0
+    # int64, not a literal 0: while inferring the loop's type Numba compiled _main and _known_fit_score
+    # (which take the total) for Literal[int](0) as well.
+    pool_total = np.int64(0)
     for x in range(NUM_FACES + 1):
         pool_by_face[x] = 0
     for t in range(T):
@@ -480,8 +482,10 @@ def _greedy_main(mask, keys, P, params, state, face, slot_pool, earlier_type, co
     an unknown card, else any legal card."""
     any_fit = False  # some own known card fits a pile (legal or not): the call would fail
     any_fit_legal = False
-    any_reveal_unknown = False
-    any_legal = False
+    # Booleans, not literals: while inferring the loop's types Numba compiled _reveal_unknown_else_any
+    # for Literal[bool](False) arguments too.
+    any_reveal_unknown = np.bool_(False)
+    any_legal = np.bool_(False)
     for s in range(SLOTS):
         fits = known[s] and counts[face[0, s]] > 0
         any_fit |= fits
@@ -507,9 +511,9 @@ def _main(mask, keys, P, compat, fitters, n_fitters, type_face, type_is_prize, p
     u = 0
     k = 0
     n_fit = 0
-    any_legal = False
+    any_legal = np.bool_(False)  # booleans, not literals: see _greedy_main
     any_fit = False
-    any_reveal_unknown = False
+    any_reveal_unknown = np.bool_(False)
     for s in range(SLOTS):
         if unknown[s]:
             u += 1

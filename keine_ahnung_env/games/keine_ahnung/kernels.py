@@ -124,7 +124,9 @@ def _reshuffle(s, k, b):
     # Every card is written at the next free place and counted only if taken (no branch on where a
     # card lies: as good as random to the branch predictor); the old draw pile is used up (empty).
     N = s.card_loc.shape[1]
-    n = 0
+    # int64 from the start: with a literal 0, Numba compiled ``shuffle`` a second time, for
+    # Literal[int](0), while it was still inferring the loop's type.
+    n = np.int64(0)
     for c in range(N):
         s.draw_cards[b, n] = c
         n += s.card_loc[b, c] == LOC_ASIDE
@@ -883,8 +885,11 @@ def deal_range(s, k, games, lo, hi):
     """Deals games ``games[lo:hi]`` (each from its own stream) and resolves each first player's
     draw-pile card."""
     for i in range(lo, hi):
-        _deal_game(s, k, games[i])
-        _resolve(s, k, games[i], DRAW)
+        # The game index unsigned, as ``step_range`` has it: the kernels it calls (``_resolve``'s
+        # ``_win_trophy``, ``_reshuffle``, ...) are then compiled for one index type, not two.
+        b = np.uintp(games[i])
+        _deal_game(s, k, b)
+        _resolve(s, k, b, DRAW)
 
 
 @njit(cache=True, parallel=True)
@@ -899,7 +904,7 @@ def advance_kernel(s, k, games, code):
     """Resolves the listed games from flow code ``code`` (DRAW: the turn's draw-pile card; DECIDE:
     nothing), then recomputes their masks (``core.load``)."""
     for i in range(games.shape[0]):
-        _resolve(s, k, games[i], code)
+        _resolve(s, k, np.uintp(games[i]), code)
 
 
 @njit(cache=True, _nrt=False)
