@@ -41,7 +41,7 @@ def test_the_spec_describes_the_environment_and_the_hooks_sit_apart():
     for name in ("gap_v0", "dnp_v0"):
         hooks = registry.game_spec(name).hooks
         assert hooks.belief is not None and hooks.search is None and hooks.ceiling is None
-        assert hooks.advantage is None and dict(hooks.training_recipe) == {}
+        assert hooks.advantage is None
     assert registry.game_hook("keine_ahnung_v0", "ceiling", "privileged players") is spec.hooks.ceiling
     with pytest.raises(ValueError, match=r"^gap_v0 offers no privileged players \(GameSpec\.ceiling\); games that "
                                          r"offer it: keine_ahnung_v0$"):
