@@ -24,7 +24,7 @@ def trained(tmp_path_factory) -> dict:
         "--env", "dnp_v0", "--players", "3", "--total-timesteps", "2048", "--num-envs", "16", "--n-steps", "32",
         "--batch-size", "256", "--n-epochs", "1", "--net-arch", "32,32", "--eval-every", "0",
         "--final-games", "6", "--opponents", "random,shedder", "--torch-threads", "1", "--no-progress",
-        "--out-dir", str(out)])
+        "--recipe", "plain", "--out-dir", str(out)])
 
 
 def test_train_writes_a_dnp_checkpoint_that_plays_legal_moves(trained):
