@@ -6,8 +6,10 @@
 
 Sections (``--sections``, comma-separated; default all):
 
-* ``compile``: a new interpreter to the first steps of 2- and 5-player games, with an empty Numba
-  cache (every kernel compiled) and from the cache that run left on disk (left out by ``--quick``).
+* ``compile``: per game, a new interpreter to its first use: the PettingZoo env's first step, and its
+  strongest heuristic's first move (Keine Ahnung ``counter``, gap ``planner``, dnp ``tactician``), each
+  with an empty Numba cache (what that use needs compiled, as after a fresh install) and from the
+  cache that run left on disk; wall and CPU seconds (left out by ``--quick``).
 * ``core``: the batched engine (``KeineAhnungCore``) playing random legal moves, drawn in batch with
   ``keine_ahnung_env.sampling.sample_masked``, games dealt again as soon as they end. For each player
   count and batch size: decisions per second end to end, the engine's own rate (``step`` + legal-mask
@@ -61,7 +63,7 @@ from .sampling import sample_masked
 
 SECTIONS = ("compile", "core", "aec", "sb3")
 QUICK_SECTIONS = ("core", "aec", "sb3")
-"""``--quick`` leaves out ``compile`` (a fresh compile of every kernel takes a minute or two)."""
+"""``--quick`` leaves out ``compile`` (six fresh compiles take a few minutes)."""
 FULL_BATCHES = (1, 64, 1024, 4096, 16384)
 QUICK_BATCHES = (1, 64, 1024, 4096)
 
@@ -177,39 +179,80 @@ def _state_bytes(core) -> float:
     return sum(getattr(core, name).nbytes for name in STATE_ARRAYS) / core.num_envs
 
 
-_FIRST_USE = """
-import time
+FIRST_USE_AGENTS = {"keine_ahnung_v0": "counter", "gap_v0": "planner", "dnp_v0": "tactician"}
+"""The games the compile section measures, each with the heuristic whose first move it times (the
+game's strongest); another game given to :func:`measure_first_use` gets its ``default_opponent``."""
+
+FIRST_USE_TARGET_SECONDS = 30.0
+"""What a first use may take on an idle two-core machine with an empty Numba cache: the compile section
+marks a CPU time above it (Numba compiles on one thread, so on an idle machine the wall time is about
+the CPU time)."""
+
+_FIRST_USE = r"""
+import sys, time
 start = time.perf_counter()
+import importlib
 import numpy as np
-from keine_ahnung_env import registry
+game, part, agent = sys.argv[1:4]
+module = importlib.import_module("keine_ahnung_env." + game)
 imported = time.perf_counter()
-for players in (2, 5):
-    core = registry.game_spec("keine_ahnung_v0", players).make_core(300, 0)  # 300: the parallel kernels too
-    for _ in range(3):
-        mask = core.legal_mask
-        core.step(mask.argmax(axis=1))
-        core.observe(core.current)
-    core.reset_games(np.arange(core.num_envs))
-print(imported - start, time.perf_counter() - start)
+if part == "env":
+    env = module.env()
+    env.reset(seed=0)
+    observation = env.last()[0]
+    env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+else:
+    import agents
+    result = module.vector_env(8, seed=0).reset()
+    agents.make(agent, game=game, seed=0).act(result.observation, result.action_mask)
+print(imported - start, time.perf_counter() - start, time.process_time())
 """
+"""A new interpreter's first use of a game: ``env``, the PettingZoo env's first step (``env()``,
+``reset``, ``last``, ``step``); ``agent``, the heuristic's first move on a batch of 8 games
+(``vector_env(8).reset()``, ``agents.make(agent).act``). Prints the import's seconds, the seconds to
+the end, and the process's CPU seconds (``time.process_time``: less sensitive to other jobs than the
+wall clock on a shared machine)."""
 
 
-def measure_first_use() -> dict[str, float]:
-    """Seconds from a fresh interpreter to the first steps of 2- and 5-player games, in a subprocess:
-    with an empty Numba cache (every kernel compiled) and again with the cache that run left on disk."""
+def _first_use_once(game: str, part: str, agent: str, cache: str) -> dict[str, float]:
+    """One run of :data:`_FIRST_USE` in a subprocess with ``NUMBA_CACHE_DIR=cache``: wall seconds of the
+    whole subprocess (interpreter start included), its CPU seconds and its import's seconds."""
     import subprocess
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache, KEINE_AHNUNG_ENV_COMPILE_MESSAGE="0")
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _FIRST_USE, game, part, agent], capture_output=True, text=True,
+                          env=env)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RuntimeError(f"first use of {game} ({part}) failed: {proc.stderr[-2000:]}")
+    imported, _, cpu = (float(x) for x in proc.stdout.split()[-3:])
+    return {"seconds": wall, "cpu_seconds": cpu, "import_seconds": imported}
+
+
+def measure_first_use(games: Sequence[str] | None = None, parts: Sequence[str] = ("env", "agent")) -> dict[str, Any]:
+    """Seconds from a new interpreter to the first use of each game, in subprocesses: ``env`` (the
+    PettingZoo env's first step) and ``agent`` (the game's heuristic of :data:`FIRST_USE_AGENTS`
+    choosing its first moves), each with an empty Numba cache of its own (every kernel that use needs
+    is compiled: a fresh install's first run) and again with the cache that run left on disk.
+
+    Returns ``{"rows": [...], "target_seconds": 30.0}``; a row has ``game``, ``part``, ``agent`` (the
+    heuristic, for ``agent`` rows), ``seconds`` / ``cpu_seconds`` / ``import_seconds`` (empty cache:
+    wall seconds of the whole subprocess, its CPU seconds, its import) and ``cached_seconds`` /
+    ``cached_cpu_seconds`` (from the disk cache)."""
     import tempfile
 
-    out: dict[str, float] = {}
-    with tempfile.TemporaryDirectory(prefix="numba_cache_") as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        for label in ("compile", "cached"):
-            start = time.perf_counter()
-            proc = subprocess.run([sys.executable, "-c", _FIRST_USE], capture_output=True, text=True, env=env,
-                                  check=True)
-            out[f"{label}_seconds"] = time.perf_counter() - start
-            out[f"{label}_import_seconds"] = float(proc.stdout.split()[0])
-    return out
+    names = list(games) if games is not None else list(FIRST_USE_AGENTS)
+    rows = []
+    for game in names:
+        agent = FIRST_USE_AGENTS.get(game) or registry.game_spec(game).default_opponent
+        for part in parts:
+            with tempfile.TemporaryDirectory(prefix="numba_cache_") as cache:
+                fresh = _first_use_once(game, part, agent, cache)
+                cached = _first_use_once(game, part, agent, cache)
+            rows.append({"game": game, "part": part, "agent": agent if part == "agent" else None, **fresh,
+                         "cached_seconds": cached["seconds"], "cached_cpu_seconds": cached["cpu_seconds"]})
+    return {"rows": rows, "target_seconds": FIRST_USE_TARGET_SECONDS}
 
 
 def _warm(core, rng, sample, cfg: Config) -> None:
@@ -497,7 +540,8 @@ PEERS = ("pettingzoo connect_four_v3", "pettingzoo leduc_holdem_v4", "openspiel 
 
 
 def section_compile(cfg: Config) -> dict[str, Any]:
-    """The first use of the compiled engine in a new interpreter, compiling and from the disk cache."""
+    """Each game's first use in a new interpreter (its env's first step, its heuristic's first move),
+    compiling with an empty Numba cache and from the disk cache (:func:`measure_first_use`)."""
     return measure_first_use()
 
 
@@ -645,6 +689,8 @@ def _fmt(value: Any, kind: str) -> str:
         return f"{100 * value:.1f}%"
     if kind == "ms":
         return f"{value:.3f}"
+    if kind == "s":
+        return f"{value:.1f}"
     return str(value)
 
 
@@ -671,11 +717,18 @@ def render(results: dict[str, Any]) -> str:
     sec = results["sections"]
     if "compile" in sec:
         c = sec["compile"]
-        out.append("\n== compile: a new interpreter to the first steps of 2- and 5-player games (subprocess) ==")
-        out.append(f"   empty Numba cache (every kernel compiled): {c['compile_seconds']:.1f} s "
-                   f"(import {c['compile_import_seconds']:.1f} s)")
-        out.append(f"   kernels from the disk cache (cache=True):  {c['cached_seconds']:.1f} s "
-                   f"(import {c['cached_import_seconds']:.1f} s)")
+        out.append("\n== compile: a new interpreter to each game's first use (subprocesses; empty Numba cache, then "
+                   "the cache it left) ==")
+        out.append("   env = env(), reset, last, the first step; agent = vector_env(8).reset() and the heuristic's "
+                   "first act")
+        rows = [dict(r, what=r["part"] if r["part"] == "env" else f"agent {r['agent']}",
+                     over="over" if r["cpu_seconds"] > c["target_seconds"] else "") for r in c["rows"]]
+        out.append(_table(rows, [("game", "game", "str"), ("what", "first use", "str"),
+                                 ("seconds", "empty cache s", "s"), ("cpu_seconds", "cpu s", "s"),
+                                 ("import_seconds", "import s", "s"), ("cached_seconds", "from cache s", "s"),
+                                 ("over", f"cpu > {c['target_seconds']:.0f} s", "str")]))
+        out.append("   (s: wall seconds of the whole subprocess; cpu s: its CPU time, what the wall time is on an idle "
+                   "machine (Numba compiles on one thread), less sensitive to other jobs)")
     if "core" in sec:
         c = sec["core"]
         out.append("\n== core: batched engine, random legal play (sample_masked), finished games re-dealt ==")

@@ -9,10 +9,11 @@ depends on, and at import the cached machine code of the module is deleted when 
 differ from what they were when it was cached (a digest kept beside the cache files). The next call
 compiles afresh and caches again.
 
-Compiling takes a while (about a minute for a game's rules kernels on two cores), so a silent first
-call looks like a hang: :func:`announce_compiles` (on from this module's import, which every kernel
-module does) tells stderr once per kernel module and process when one of its cached kernels is being
-compiled, which Numba does only on a cache miss (its ``numba:compile`` event). The environment
+Compiling takes a while (10 to 20 s for what a game's first env step needs of its rules kernels on
+an idle two-core machine), so a silent first call looks like a hang: :func:`announce_compiles` (on
+from this module's import, which every kernel module does) tells stderr once per kernel module and
+process when one of its cached kernels is being compiled, which Numba does only on a cache miss (its
+``numba:compile`` event), and names each of the module's kernels when it is compiled. The environment
 variable ``KEINE_AHNUNG_ENV_COMPILE_MESSAGE=0`` silences it (the test suite does, so that tests reading
 stderr see the same text with a cold cache as with a warm one).
 """
@@ -27,14 +28,16 @@ import time
 from typing import Sequence
 
 FIRST_USE = {
-    "keine_ahnung_env.games.keine_ahnung.kernels": ("the Keine Ahnung rules kernels", "up to a minute"),
+    "keine_ahnung_env.games.keine_ahnung.kernels": ("the Keine Ahnung rules kernels", "about 20 s"),
     "keine_ahnung_env.games.keine_ahnung.agent_kernels": ("the Keine Ahnung agents' kernels (counter, greedy)",
-                                                          "a minute or two"),
-    "keine_ahnung_env.games.gap.kernels": ("the gap game's rules kernels", "up to a minute"),
-    "keine_ahnung_env.games.dnp.kernels": ("dnp's rules kernels", "up to a minute"),
+                                                          "about 15 s"),
+    "keine_ahnung_env.games.gap.kernels": ("the gap game's rules kernels", "about 10 s"),
+    "keine_ahnung_env.games.dnp.kernels": ("dnp's rules kernels", "about 15 s"),
 }
-"""Kernel module -> (what it is, how long compiling it takes on two cores) for the first-use message;
-other modules are named by :func:`_describe`."""
+"""Kernel module -> (what it is, how long compiling what a first use needs of it takes on an idle
+two-core machine) for the first-use message; other modules are named by :func:`_describe`. The times
+are the compile section of ``python -m keine_ahnung_env.benchmark`` (CPU seconds of a first env step
+and of a heuristic's first move with an empty cache, the rules kernels' share of them)."""
 
 GAMES = {"keine_ahnung": "Keine Ahnung", "gap": "gap game", "dnp": "dnp"}
 
@@ -96,15 +99,19 @@ def drop_stale_cache(module_file: str, dispatcher, depends_on: Sequence[str]) ->
 
 class _CompileAnnouncer:
     """A ``numba:compile`` listener: at the start of an outermost compile of a cached kernel of
-    :data:`PACKAGES`, says once per kernel module on stderr what is compiled and how long it takes,
-    and when it is done. Numba raises the event only when it compiles (a cache miss), not when it
-    loads machine code from its disk cache; kernels compiled inside another one count as part of it."""
+    :data:`PACKAGES`, says once per kernel module on stderr what is compiled and how long it takes;
+    at the end of each outermost compile of an announced module's kernel, which kernel is done and how
+    long it took (a first use compiles a few: a game's first env step its deal, observation and step
+    kernels), so that no later kernel compiles silently. Numba raises the event only when it compiles
+    (a cache miss), not when it loads machine code from its disk cache; kernels compiled inside another
+    one count as part of it."""
 
     def __init__(self, stream=None):
         self.stream = stream
         self.depth = 0
         self.told: set[str] = set()
         self.started: float | None = None
+        self.kernel = ""
 
     def on_start(self, event) -> None:
         self.depth += 1
@@ -116,20 +123,22 @@ class _CompileAnnouncer:
             cached = type(dispatcher._cache).__name__ != "NullCache"
         except Exception:  # noqa: BLE001 - an event shaped otherwise is not ours to announce
             return
-        if not cached or module in self.told or not module.startswith(PACKAGES):
+        if not cached or not module.startswith(PACKAGES):
             return
         if os.environ.get(QUIET, "1") == "0":
             return
-        self.told.add(module)
-        what, how_long = _describe(module)
+        if module not in self.told:
+            self.told.add(module)
+            what, how_long = _describe(module)
+            self._say(f"keine_ahnung_env: compiling {what} for first use ({how_long} on 2 cores; cached on disk "
+                      "afterwards) ...")
         self.started = time.perf_counter()
-        self._say(f"keine_ahnung_env: compiling {what} for first use ({how_long} on 2 cores; cached on disk "
-                  "afterwards) ...")
+        self.kernel = getattr(dispatcher.py_func, "__name__", "")
 
     def on_end(self, event) -> None:
         self.depth -= 1
         if self.depth == 0 and self.started is not None:
-            self._say(f"keine_ahnung_env: compiled in {time.perf_counter() - self.started:.0f} s.")
+            self._say(f"keine_ahnung_env: compiled {self.kernel} in {time.perf_counter() - self.started:.0f} s.")
             self.started = None
 
     def _say(self, text: str) -> None:

@@ -331,19 +331,33 @@ def _loop_body(definition: ast.FunctionDef) -> list[ast.stmt] | None:
     return body
 
 
+def _bound_names(nodes) -> set[str]:
+    """The names ``nodes`` (AST nodes) assign to, parameters included."""
+    names = set()
+    for root in nodes:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                names.add(node.id)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+    return names
+
+
 class _SpliceLoops(ast.NodeTransformer):
     """Replaces each statement ``loop(a, b, ...)`` whose arguments are the loop's own parameter names
-    by the loop's body (``bodies``: name -> (parameter names, statements))."""
+    by the loop's body (``bodies``: name -> (parameter names, statements)), unless the body assigns a
+    name the template binds too (``template_names``): then the call stays."""
 
-    def __init__(self, bodies: dict):
+    def __init__(self, bodies: dict, template_names: set[str]):
         self.bodies = bodies
+        self.template_names = template_names
 
     def visit_Expr(self, node):
         call = node.value
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in self.bodies \
                 and not call.keywords and all(isinstance(a, ast.Name) for a in call.args):
             params, body = self.bodies[call.func.id]
-            if [a.id for a in call.args] == params:
+            if [a.id for a in call.args] == params and not _bound_names(body) & self.template_names:
                 return copy.deepcopy(body)
         return node
 
@@ -353,7 +367,7 @@ def _spliced_function(template, namespace: dict, name: str, bodies: dict):
     and file name (lines of the template keep this file's numbers, the loops' lines their own)."""
     definition = _function_ast(template)
     definition.name = name
-    definition = _SpliceLoops(bodies).visit(definition)
+    definition = _SpliceLoops(bodies, _bound_names([definition])).visit(definition)
     module = ast.fix_missing_locations(ast.Module(body=[definition], type_ignores=[]))
     scope: dict = {}
     exec(compile(module, namespace["__file__"], "exec"), namespace, scope)

@@ -158,3 +158,49 @@ def test_a_bad_action_on_a_packed_batch_raises_and_changes_nothing(game):
         core.step(np.array([legal, 10_000]))
     for name, array in before.items():
         assert np.array_equal(getattr(core, name), array), name
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_packed_entry_points_are_the_serial_loops_spliced_in(game):
+    # Compiled once inside the entry point, not compiled on their own and called: a packed entry point
+    # names none of the serial loops; the tuple version step_range_checked still calls step_range.
+    kernels = registry.game_spec(game).make_core(1, 0).kernels
+    loops = {"step_range", "deal_range", "observe_range"}
+    for name in ("step_range_packed", "step_range_checked_packed", "deal_range_packed", "observe_range_packed"):
+        code = getattr(kernels, name).py_func.__code__
+        assert not set(code.co_names) & loops, name
+        assert code.co_filename == kernels.__file__
+    assert "step_range" in kernels.step_range_checked.py_func.__code__.co_names
+
+
+def _loop_binding_findings(s, k, actions, active, lo, hi):
+    for b in range(lo, hi):
+        findings = b  # a name step_range_checked_packed's template binds too
+        actions[b] = findings
+
+
+def _plain_deal(s, k, games, lo, hi):
+    for i in range(lo, hi):
+        games[i] = i
+
+
+def _plain_observe(s, k, games, seats, out, lo, hi):
+    for i in range(lo, hi):
+        out[i, 0] = seats[i]
+
+
+def test_a_loop_that_binds_a_name_of_the_template_is_called_not_spliced():
+    from keine_ahnung_env import packing
+
+    namespace = {"__file__": packing.__file__, "np": np, "check_actions_kernel": packing.check_actions_kernel,
+                 "step_range": njit(_loop_binding_findings), "deal_range": njit(_plain_deal),
+                 "observe_range": njit(_plain_observe)}
+    packed = packing.define_packed_entry_points(namespace)
+    names = lambda name: set(namespace[name].py_func.__code__.co_names)  # noqa: E731
+    assert "step_range" in names("step_range_checked_packed")  # would clash with its ``findings``: called
+    assert "step_range" not in names("step_range_packed")  # no clash there: spliced
+    assert "deal_range" not in names("deal_range_packed") and "observe_range" not in names("observe_range_packed")
+    assert packed == {namespace["step_range"]: namespace["step_range_packed"],
+                      namespace["step_range_checked"]: namespace["step_range_checked_packed"],
+                      namespace["deal_range"]: namespace["deal_range_packed"],
+                      namespace["observe_range"]: namespace["observe_range_packed"]}
