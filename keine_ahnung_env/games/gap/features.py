@@ -6,19 +6,29 @@
 | "hints" (default) | O + 200 | raw, then for each of the 66 cards: in your hand and a gap card   |
 |                 |         | now (66), in your hand and matching the left top (66), the right   |
 |                 |         | top (66); then your hand's stars / 40 and your hidden cards' / 8   |
+| "advice"        | O + 200 | hints, then the ``planner`` heuristic's choice for this decision   |
+|                 | + A     | as a one-hot over the A actions. Residual learning: the policy     |
+|                 |         | starts from the strongest heuristic's move and learns where to     |
+|                 |         | differ from it. Needs the legal-action mask.                       |
 
-The hints are computed from the observation alone (nothing more is seen), so a policy need not
-learn the gap rule from one-hot colours and numbers before it can play.
+The hints and the advice are computed from the observation (and the mask) alone (nothing more is
+seen), so a policy need not learn the gap rule from one-hot colours and numbers before it can play.
+The adviser is reseeded at 0 on every call (its only chance is the tie-break between hand cards of
+equal stars when it hides one), so the advice is a function of the inputs.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .actions import NUM_ACTIONS
+from .agents import PlannerAgent
 from .deck import CARD_COLOUR, CARD_NUMBER, CARD_STARS, NUM_CARDS, NUM_COLOURS
 from .observation import CARD_FEATURES, ObservationLayout
 
-FEATURE_SETS = ("raw", "hints")
+FEATURE_SETS = ("raw", "hints", "advice")
+ADVISERS = {"advice": PlannerAgent}
+"""The heuristic whose move each advice set carries."""
 HINT_WIDTH = 3 * NUM_CARDS + 2
 _COLOUR = CARD_COLOUR.astype(np.int64)
 _NUMBER = CARD_NUMBER.astype(np.int64)
@@ -31,27 +41,62 @@ def _top_parts(features: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 class GapFeatures:
-    """Maps raw observations ``[B, O]`` to policy inputs ``[B, size]`` float32."""
+    """Maps raw observations ``[B, O]`` (and, for "advice", the legal masks ``[B, A]``) to policy
+    inputs ``[B, size]`` float32."""
 
-    needs_mask = False
-    num_actions = 0
-
-    def __init__(self, kind: str, num_players: int, rounds: int):
+    def __init__(self, kind: str, num_players: int, rounds: int, rules: dict | None = None):
+        """``rules``: the variant's rules options (the adviser plans with them: ``flip_on_extra_turns``)."""
         if kind not in FEATURE_SETS:
             raise ValueError(f"features={kind!r}; allowed: {', '.join(FEATURE_SETS)}")
         self.kind = kind
         self.layout = ObservationLayout.make(num_players, rounds)
         self.scale = (1.0 / self.layout.high()).astype(np.float32)
         self.input_size = self.layout.size
-        self.size = self.input_size + (HINT_WIDTH if kind == "hints" else 0)
+        self.size = self.input_size + (HINT_WIDTH if kind != "raw" else 0)
+        options = {k: v for k, v in (rules or {}).items() if k != "num_players"}
+        self._adviser = ADVISERS[kind](seed=0, num_players=num_players, rules=options) if kind in ADVISERS else None
+        self.num_actions = NUM_ACTIONS if self._adviser is not None else 0
+        """Width of the advice block (the action count; 0 without advice)."""
+        self.size += self.num_actions
+
+    @property
+    def needs_mask(self) -> bool:
+        """Whether ``__call__`` needs the legal-action mask (the advice set)."""
+        return self._adviser is not None
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
+        """Policy inputs of the observations ``[B, O]``; ``action_mask [B, A]`` is required for the
+        advice set (rows without a legal action, e.g. finished games, get no advice)."""
         obs = np.asarray(observation, np.float32)
         if obs.ndim == 1:
             obs = obs[None]
         raw = obs * self.scale
         if self.kind == "raw":
             return raw
+        hints = self._hints(obs, raw)
+        if self._adviser is None:
+            return hints
+        return np.concatenate([hints, self._advice(obs, action_mask)], axis=1)
+
+    def _advice(self, obs: np.ndarray, action_mask: np.ndarray | None) -> np.ndarray:
+        """[B, A] one-hot of the adviser's move (zeros where no move is legal)."""
+        if action_mask is None:
+            raise ValueError(f'features="{self.kind}" needs the legal-action mask: call features(observation, action_mask)')
+        mask = np.asarray(action_mask, bool)
+        if mask.ndim == 1:
+            mask = mask[None]
+        if mask.shape != (obs.shape[0], self.num_actions):
+            raise ValueError(f"action_mask must be [{obs.shape[0]}, {self.num_actions}]; got {mask.shape}")
+        advice = np.zeros(mask.shape, np.float32)
+        rows = np.flatnonzero(mask.any(axis=1))
+        if rows.size:
+            # A fixed seed per call: the advice is a function of the inputs (ties broken the same way).
+            self._adviser.reseed(0)
+            advice[rows, self._adviser.act(obs[rows], mask[rows])] = 1.0
+        return advice
+
+    def _hints(self, obs: np.ndarray, raw: np.ndarray) -> np.ndarray:
+        """The "hints" features: raw, then the hand's gap and match flags and the star sums."""
         hand = obs[:, self.layout.slice("hand")] > 0.5
         tops = obs[:, self.layout.slice("pile_tops")]
         p0, c0, n0 = _top_parts(tops[:, :CARD_FEATURES])
