@@ -21,8 +21,9 @@ game, in the order of its ``STATE_FIELDS`` and ``Consts``; :func:`check_unpacked
 what it returns with the tuples field by field: dtype, shape, values and, for the state, the memory.
 
 The entry points that take the buffer are the same for every game (unpack, then run the serial
-kernel): :func:`define_packed_entry_points` compiles them once per game, from the templates at the end
-of this module, with that game's ``unpack`` and kernels.
+loop): :func:`define_packed_entry_points` compiles them once per game, from the templates at the end
+of this module, with that game's ``unpack`` and the body of its serial loop spliced in (so a first use
+compiles each loop once).
 """
 
 from __future__ import annotations
