@@ -164,8 +164,8 @@ def _scalar_reader(kind: str):
     return reader
 
 
-def _named_intrinsic(maker, name: str, doc: str):
-    function = maker
+def _named_intrinsic(function, name: str, doc: str):
+    """``function`` (an intrinsic's typing function) as the intrinsic ``name``, documented ``doc``."""
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
     return intrinsic(function)
