@@ -14,7 +14,7 @@ import numpy as np
 
 from .sampling import sample_masked  # the one masked sampler, shared with the games' own agents
 
-__all__ = ["Agent", "RandomAgent", "BatchedAgent", "batched", "sample_masked"]
+__all__ = ["Agent", "RandomAgent", "BatchedAgent", "advice_one_hot", "batched", "sample_masked"]
 
 
 @runtime_checkable
@@ -98,3 +98,25 @@ def batched(single: Any, name: str | None = None) -> BatchedAgent:
         agent = agents.batched(first_legal)     # plays in tournaments, commands (py:my_module:agent)
     """
     return BatchedAgent(single, name)
+
+
+def advice_one_hot(adviser: Any, observation: np.ndarray, action_mask: np.ndarray | None, num_actions: int,
+                   kind: str = "advice") -> np.ndarray:
+    """``[B, A]`` float32: a one-hot of ``adviser``'s move in each row with a legal move (zeros elsewhere),
+    the "advice" a policy feature set appends. The adviser is reseeded at 0 on every call, so the advice
+    is a function of the inputs (ties broken the same way). ValueError without a mask of ``[B, A]``
+    (``kind`` names the feature set in the message); a single row ``[A]`` is taken as ``[1, A]``."""
+    obs = np.asarray(observation, np.float32)
+    if action_mask is None:
+        raise ValueError(f'features="{kind}" needs the legal-action mask: call features(observation, action_mask)')
+    mask = np.asarray(action_mask, bool)
+    if mask.ndim == 1:
+        mask = mask[None]
+    if mask.shape != (obs.shape[0], num_actions):
+        raise ValueError(f"action_mask must be [{obs.shape[0]}, {num_actions}]; got {mask.shape}")
+    out = np.zeros(mask.shape, np.float32)
+    rows = np.flatnonzero(mask.any(axis=1))
+    if rows.size:
+        adviser.reseed(0)
+        out[rows, adviser.act(obs[rows], mask[rows])] = 1.0
+    return out

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...agent_base import advice_one_hot
 from .actions import ActionLayout
 from .agents import TacticianAgent
 from .config import Rules
@@ -66,16 +67,5 @@ class DnpFeatures:
 
     def advice(self, observation: np.ndarray, action_mask: np.ndarray | None) -> np.ndarray:
         """``[B, A]`` float32 one-hot of the adviser's move in each row with a legal move (zeros elsewhere)."""
-        obs = np.asarray(observation, np.float32)
-        if action_mask is None:
-            raise ValueError(f'features="{self.kind}" needs the legal-action mask: call features(observation, action_mask)')
-        mask = np.asarray(action_mask, bool)
-        if mask.shape != (obs.shape[0], self.num_actions):
-            raise ValueError(f"action_mask must be [{obs.shape[0]}, {self.num_actions}]; got {mask.shape}")
-        out = np.zeros(mask.shape, np.float32)
-        rows = np.flatnonzero(mask.any(axis=1))
-        if rows.size:
-            self._adviser.reseed(0)
-            out[rows, self._adviser.act(obs[rows], mask[rows])] = 1.0
-        return out
+        return advice_one_hot(self._adviser, observation, action_mask, self.num_actions, self.kind)
 

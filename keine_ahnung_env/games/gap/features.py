@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...agent_base import advice_one_hot
 from .actions import NUM_ACTIONS
 from .agents import PlannerAgent
 from .deck import CARD_COLOUR, CARD_NUMBER, CARD_STARS, NUM_CARDS, NUM_COLOURS
@@ -80,20 +81,7 @@ class GapFeatures:
 
     def _advice(self, obs: np.ndarray, action_mask: np.ndarray | None) -> np.ndarray:
         """[B, A] one-hot of the adviser's move (zeros where no move is legal)."""
-        if action_mask is None:
-            raise ValueError(f'features="{self.kind}" needs the legal-action mask: call features(observation, action_mask)')
-        mask = np.asarray(action_mask, bool)
-        if mask.ndim == 1:
-            mask = mask[None]
-        if mask.shape != (obs.shape[0], self.num_actions):
-            raise ValueError(f"action_mask must be [{obs.shape[0]}, {self.num_actions}]; got {mask.shape}")
-        advice = np.zeros(mask.shape, np.float32)
-        rows = np.flatnonzero(mask.any(axis=1))
-        if rows.size:
-            # A fixed seed per call: the advice is a function of the inputs (ties broken the same way).
-            self._adviser.reseed(0)
-            advice[rows, self._adviser.act(obs[rows], mask[rows])] = 1.0
-        return advice
+        return advice_one_hot(self._adviser, obs, action_mask, self.num_actions, self.kind)
 
     def _hints(self, obs: np.ndarray, raw: np.ndarray) -> np.ndarray:
         """The "hints" features: raw, then the hand's gap and match flags and the star sums."""
