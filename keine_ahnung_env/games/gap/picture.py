@@ -33,6 +33,11 @@ def card_face(card: int) -> Card:
     return Card(COLOURS[card // NUM_NUMBERS], str(card % NUM_NUMBERS + 1), card_name(card), pips=int(CARD_STARS[card]))
 
 
+DECIDING = {Phase.HIDE: "lay a hidden card", Phase.FLIP: "place the turned-up card",
+            Phase.PLAY: "play a card or pass"}
+"""What the seat to act decides, in words (the picture's header names no internal phase)."""
+
+
 def table_scene(core, b: int, seat: int | None, reveal_all: bool) -> Scene:
     """Game ``b`` as ``seat`` sees it (None: what the whole table sees; ``reveal_all``: everything)."""
     P = core.num_players
@@ -44,8 +49,8 @@ def table_scene(core, b: int, seat: int | None, reveal_all: bool) -> Scene:
     scene = Scene(WIDTH, height, title="The gap game", view=view_label(seat, reveal_all))
     rounds = core.rules.rounds
     head = (f"The gap game - round {min(int(core.round[b]) + 1, rounds)}/{rounds}, turn {int(core.turn[b])}: "
-            + ("game over" if over else f"seat {int(core.current[b])} to act ({phase.name}"
-               + (", extra turn" if core.extra_turn[b] else "") + ")"))
+            + ("game over" if over else f"seat {int(core.current[b])} to act: {DECIDING[phase]}"
+               + (" (extra turn)" if core.extra_turn[b] else "")))
     scene.text(MARGIN, 10, head, size=18)
     scene.text(MARGIN, 34, scene.view, size=13, colour="muted")
     current = int(core.current[b])

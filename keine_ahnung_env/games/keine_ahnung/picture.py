@@ -38,6 +38,11 @@ def card_face(tables, card: int) -> Card:
                 symbol="" if tables.function[card] == 0 else FUNCTIONS[int(tables.function[card])])
 
 
+DECIDING = {Phase.MAIN: "reveal a card or call", Phase.PLACE_DRAWN: "place the drawn card",
+            Phase.PLACE_REVEALED: "place the revealed card"}
+"""What the seat to act decides, in words (the picture's header names no internal phase)."""
+
+
 def table_scene(core: KeineAhnungCore, b: int, seat: int | None, reveal_all: bool) -> Scene:
     """Game ``b`` as ``seat`` sees it (None: any seat's common view; ``reveal_all``: everything)."""
     t, P = core.tables, core.num_players
@@ -53,7 +58,7 @@ def table_scene(core: KeineAhnungCore, b: int, seat: int | None, reveal_all: boo
     scene = Scene(WIDTH, height, title="Keine Ahnung / No Idea", view=view_label(seat, reveal_all))
 
     head = f"Keine Ahnung / No Idea - turn {int(core.turn[b])}: " + (
-        "game over" if over else f"seat {int(core.current[b])} to act ({phase.name})")
+        "game over" if over else f"seat {int(core.current[b])} to act: {DECIDING[phase]}")
     scene.text(MARGIN, 10, head, size=18)
     scene.text(MARGIN, 34, scene.view, size=13, colour="muted")
     current = int(core.current[b])
