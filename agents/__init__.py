@@ -14,6 +14,10 @@ heuristic agents live in the game's folder and are declared in its spec (``GameS
 Ahnung: ``keine_ahnung_env/games/keine_ahnung/agents.py``), and the named agents it ships (trained
 models, a tuned search: Keine Ahnung's ``ppo_4p``, ``advantage_4p``, ``ismcts_4p``, ...) in its
 declaration (``GameDeclaration.presets``, ``games/<game>/game.py``); :func:`register` adds more for a game.
+Two generic names reach a game's shipped agents: ``learned`` and ``search`` build the preset the game's
+declaration ships for the table size at hand (``GameDeclaration.shipped``; ``num_players=``, else the game's
+default player count), e.g. ``agents.make("learned", game="gap_v0", num_players=4)``; where it ships none,
+a ValueError names what it ships (:func:`shipped_preset`).
 ``game=`` takes any game of :mod:`keine_ahnung_env.registry`.
 
 Player count: the heuristic Keine Ahnung agents infer it from the observation width on every call,
@@ -66,11 +70,13 @@ import re
 from typing import Any, Callable
 
 from keine_ahnung_env import registry
+from keine_ahnung_env.game_declaration import SHIPPED_ROLES
 
 from .base import Agent, RandomAgent, batched, sample_masked
 
 __all__ = ["Agent", "RandomAgent", "sample_masked", "batched", "make", "available", "describe", "parse_spec",
-           "register", "unregister", "is_user_spec", "installed_entry_points", "ENTRY_POINT_GROUP"]
+           "register", "unregister", "is_user_spec", "installed_entry_points", "ENTRY_POINT_GROUP", "SHIPPED_ROLES",
+           "shipped_preset"]
 
 DEFAULT_GAME = registry.DEFAULT_GAME
 ENTRY_POINT_GROUP = "keine_ahnung_env.agents"
@@ -175,9 +181,46 @@ def _check_game(game: str) -> dict[str, _Entry]:
     own = {**entry.spec().agents, **entry.presets}
     table = _entry_points()
     table.update(_COMMON)
+    table.update(_shipped_entries(entry))
     table.update({name: _Entry(info.factory, tuple(info.positional), info.description) for name, info in own.items()})
     table.update(_ADDED.get(game, {}))
     return table
+
+
+def _shipped_entries(entry) -> dict[str, _Entry]:
+    """``learned`` and ``search`` for the game of ``entry``: each builds the preset its declaration
+    ships for the table size at hand (``GameDeclaration.shipped``)."""
+    def where(role: str) -> str:
+        sizes = [f"{entry.shipped[p][role]} at {p} players" for p in sorted(entry.shipped) if role in entry.shipped[p]]
+        return "; ".join(sizes) if sizes else "none yet"
+
+    return {role: _Entry(functools.partial(_make_shipped, role),
+                         description=f"the game's shipped {role} agent for the table size at hand ({where(role)})")
+            for role in SHIPPED_ROLES}
+
+
+def shipped_preset(role: str, game: str = DEFAULT_GAME, num_players: int | None = None) -> str:
+    """The preset that ``role`` (``"learned"`` or ``"search"``) stands for in ``game`` at ``num_players``
+    (None: the game's default player count). ValueError naming what the game ships where it ships none."""
+    if role not in SHIPPED_ROLES:
+        raise ValueError(f"shipped agent kind {role!r}; allowed: {', '.join(SHIPPED_ROLES)}")
+    entry = _game_entry(game)
+    size = entry.default_players if num_players is None else int(num_players)
+    preset = entry.shipped.get(size, {}).get(role)
+    if preset is None:
+        offered = [f"{r} at {p} players" for p in sorted(entry.shipped) for r in SHIPPED_ROLES if r in entry.shipped[p]]
+        raise ValueError(f"no shipped {role!r} agent for {game} at {size} players; shipped: "
+                         f"{', '.join(offered) if offered else 'none'}")
+    return preset
+
+
+def _make_shipped(role: str, seed: int | None = None, game: str = DEFAULT_GAME, num_players: int | None = None,
+                  **kwargs: Any):
+    """``agents.make("learned" | "search", game=..., num_players=...)``: the game's shipped preset."""
+    preset = shipped_preset(role, game, num_players)
+    if num_players is not None:
+        kwargs["num_players"] = num_players
+    return make(preset, game=game, seed=seed, **kwargs)
 
 
 def available(game: str = DEFAULT_GAME) -> list[str]:
@@ -381,7 +424,7 @@ def make(name: str, game: str | None = None, seed: int | None = None, **kwargs: 
     return agent
 
 
-_GAME_AWARE = PATH_AGENTS + ("ismcts",)
+_GAME_AWARE = PATH_AGENTS + ("ismcts",) + SHIPPED_ROLES
 """Agents for every game whose factory is told the game it plays (``game=``)."""
 
 

@@ -729,3 +729,24 @@ def make_ready_agent(**kwargs: Any) -> PPOAgent:
 def make_earlier_agent(**kwargs: Any) -> PPOAgent:
     """``agents.make("ppo_4p_v1")``: the earlier shipped checkpoint (:data:`EARLIER_CHECKPOINT`)."""
     return _shipped_agent(EARLIER_CHECKPOINT, "ppo_4p_v1", **kwargs)
+
+
+GAP_LEARNED_CHECKPOINT = Path(__file__).parent / "checkpoints" / "gap_v0_4p_recipe.zip"
+"""The gap game's shipped 4-player policy (``agents.make("gap_learned_4p", game="gap_v0")``, the game's
+``learned`` agent at 4 players): the default training recipe's run (training seed 0), 24.9% [24.3, 25.5] of
+20,000 fresh games against three ``planner``s (seed 95100)."""
+
+DNP_LEARNED_CHECKPOINT = Path(__file__).parent / "checkpoints" / "dnp_v0_4p_recipe.zip"
+"""dnp's shipped 4-player policy (``agents.make("dnp_learned_4p", game="dnp_v0")``, the game's ``learned``
+agent at 4 players): the default training recipe's run (training seed 0), 24.97% [24.37, 25.57] of 20,000
+fresh games against three ``tactician``s (seed 96100)."""
+
+
+def make_gap_learned_4p_agent(**kwargs: Any) -> PPOAgent:
+    """``agents.make("gap_learned_4p", game="gap_v0")``: :data:`GAP_LEARNED_CHECKPOINT` as an agent."""
+    return _shipped_agent(GAP_LEARNED_CHECKPOINT, "gap_learned_4p", **kwargs)
+
+
+def make_dnp_learned_4p_agent(**kwargs: Any) -> PPOAgent:
+    """``agents.make("dnp_learned_4p", game="dnp_v0")``: :data:`DNP_LEARNED_CHECKPOINT` as an agent."""
+    return _shipped_agent(DNP_LEARNED_CHECKPOINT, "dnp_learned_4p", **kwargs)

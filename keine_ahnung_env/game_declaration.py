@@ -7,7 +7,8 @@ Every game folder holds one, in ``games/<game>/game.py``::
         min_players=2, max_players=5, default_players=4,
         make_spec="keine_ahnung_env.games.keine_ahnung.spec:game_spec",
         rules="keine_ahnung_env.games.keine_ahnung.config:Rules",
-        module="keine_ahnung_env.keine_ahnung_v0", status="stable")
+        module="keine_ahnung_env.keine_ahnung_v0", status="stable",
+        presets={...}, shipped={4: {"learned": "advantage_4p", "search": "ismcts_4p"}})
 
 and everything else reads it from there: the game registry (``registry.register_game(GAME)``), the
 game's rules options (``config.py``: the player range and default), its spec (``spec.py``: name,
@@ -25,6 +26,8 @@ from typing import Any, Callable, Mapping
 from .game_spec import AgentInfo, GameSpec
 
 STATUSES = ("stable", "experimental")
+SHIPPED_ROLES = ("learned", "search")
+"""The generic agent names a game maps to its shipped presets, per table size (``GameDeclaration.shipped``)."""
 
 
 def resolve(target: Callable[..., Any] | str) -> Any:
@@ -64,6 +67,10 @@ class GameDeclaration:
     presets: Mapping[str, AgentInfo] = dataclasses.field(default_factory=dict, hash=False)
     """named agents the game ships beyond its heuristics (trained models, tuned search), offered by
     ``agents.make(name, game=...)`` like the heuristics of ``GameSpec.agents``."""
+    shipped: Mapping[int, Mapping[str, str]] = dataclasses.field(default_factory=dict, hash=False)
+    """per table size, the preset that the generic names ``learned`` and ``search`` stand for
+    (``{4: {"learned": "advantage_4p", "search": "ismcts_4p"}}``): ``agents.make("learned", game=...,
+    num_players=4)`` builds it. A size or name absent here has no shipped agent of that kind."""
 
     def spec(self, num_players: int | None = None, **rules: Any) -> GameSpec:
         """The validated spec of one variant (default player count when ``num_players`` is None)."""
@@ -86,6 +93,16 @@ class GameDeclaration:
         if not (1 <= self.min_players <= self.default_players <= self.max_players):
             raise ValueError(f"{self.name}: players {self.min_players}..{self.max_players} with default "
                              f"{self.default_players}; need 1 <= min <= default <= max")
+        for num_players, roles in self.shipped.items():
+            if num_players not in self.players:
+                raise ValueError(f"{self.name}: shipped agents at {num_players!r} players; the game seats "
+                                 f"{self.min_players}-{self.max_players}")
+            for role, preset in roles.items():
+                if role not in SHIPPED_ROLES:
+                    raise ValueError(f"{self.name}: shipped agent kind {role!r}; allowed: {', '.join(SHIPPED_ROLES)}")
+                if preset not in self.presets:
+                    raise ValueError(f"{self.name}: the shipped {role!r} agent at {num_players} players is "
+                                     f"{preset!r}, which is not one of its presets ({', '.join(self.presets) or 'none'})")
 
 
 def check_players(entry: GameDeclaration, num_players: Any) -> int:

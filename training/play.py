@@ -21,6 +21,7 @@ from typing import Any, Callable, TextIO
 
 import numpy as np
 
+from keine_ahnung_env.game_declaration import SHIPPED_ROLES
 from keine_ahnung_env.registry import DEFAULT_GAME
 
 from .cli import (UsageError, check_env, check_int, check_seed, check_variant, make_agent, parse_dataclass, run_command,
@@ -82,7 +83,9 @@ def check_args(args: Args) -> tuple:
     bots = {}
     for i, agent_spec in enumerate(specs):
         seat = [s for s in range(num_players) if s != args.seat][i]
-        kwargs = {"num_players": num_players, "rules": rules} if agent_spec.startswith("ppo") else {}
+        # A checkpoint is checked against the table; a shipped name (learned, search) picks by its size.
+        kwargs = {"num_players": num_players, "rules": rules} if agent_spec.startswith("ppo") else \
+            {"num_players": num_players} if agent_spec.split(":")[0] in SHIPPED_ROLES else {}
         bots[seat] = (agent_spec, make_agent("--opponents", agent_spec, game=args.env, seed=args.seed + i, **kwargs))
     return spec, rules, bots
 

@@ -306,13 +306,13 @@ def policy_weights(state: dict) -> dict[str, np.ndarray]:
 class HeuristicModule(RLModule):
     """One of the game's agents as a fixed RLlib policy (never trained: it is left out of
     ``policies_to_train``). ``model_config``: ``agent`` (an ``agents.make`` spec), ``game``,
-    ``seed``. It reads the raw observation (``obs["raw"]``) and the mask and returns its actions."""
+    ``num_players``, ``seed``. It reads the raw observation (``obs["raw"]``) and the mask and returns its actions."""
 
     def setup(self):
         import agents
 
         self.agent = agents.make(self.model_config["agent"], game=self.model_config["game"],
-                                 seed=self.model_config.get("seed"))
+                                 seed=self.model_config.get("seed"), num_players=self.model_config.get("num_players"))
 
     def _forward(self, batch: dict, **kwargs) -> dict:
         obs = batch[Columns.OBS]

@@ -336,16 +336,17 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     # listed twice is drawn twice as often.
     listed = [s.strip() for s in args.opponents.split(",") if s.strip()]
     opponent_specs = list(dict.fromkeys(listed))
-    instances = {s: make_agent("--opponents", s, game=args.env, seed=args.seed + 1 + i)
+    instances = {s: make_agent("--opponents", s, game=args.env, seed=args.seed + 1 + i, num_players=args.players)
                  for i, s in enumerate(opponent_specs)}
     final_specs = [s.strip() for s in args.final_opponents.split(",") if s.strip()] or opponent_specs
     final_specs = list(dict.fromkeys(final_specs))
     for name in final_specs:  # checked now: a misspelt name is found before the training, not after
-        make_agent("--final-opponents", name, game=args.env)
+        make_agent("--final-opponents", name, game=args.env, num_players=args.players)
     league_specs = [s.strip() for s in args.final_league.split(",") if s.strip()]
-    league = [make_agent("--final-league", name, game=args.env, seed=args.seed + 200 + i)
+    league = [make_agent("--final-league", name, game=args.env, seed=args.seed + 200 + i, num_players=args.players)
               for i, name in enumerate(league_specs)]
-    teacher = make_agent("--imitate", args.imitate, game=args.env, seed=args.seed + 500) if args.imitate else None
+    teacher = make_agent("--imitate", args.imitate, game=args.env, seed=args.seed + 500,
+                         num_players=args.players) if args.imitate else None
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -458,7 +459,7 @@ def train(args: Args, given: set[str] | None = None) -> dict:
         learner = learner_agent()
         out = {}
         for name in opponent_specs:
-            opponent = agents.make(name, game=args.env, seed=seed)
+            opponent = agents.make(name, game=args.env, seed=seed, num_players=args.players)
             result = play_tournament([learner] + [opponent] * (args.players - 1), num_players=args.players,
                                      games=games, seed=seed, env=args.env, progress=False, **rules)
             stats = result.agents[0]
@@ -634,7 +635,7 @@ def final_tournament(learner, opponent_specs: list[str], env: str, players: int,
 
     tables, summary = [], {}
     for name in opponent_specs:
-        opponent = agents.make(name, game=env, seed=seed)
+        opponent = agents.make(name, game=env, seed=seed, num_players=players)
         result = play_tournament([learner] + [opponent] * (players - 1), num_players=players, games=games,
                                  seed=seed + 99, env=env, progress=progress, **rules)
         tables.append(f"vs {players - 1} x {name}:\n{result.table()}")

@@ -219,6 +219,7 @@ def build_algorithm(args: Args, spec, opponents: list[str]):
     for i, name in enumerate(opponents):
         modules[f"opponent_{i}"] = RLModuleSpec(module_class=rllib_env.HeuristicModule,
                                                 model_config={"agent": name, "game": args.env,
+                                                              "num_players": players,
                                                               "seed": args.seed + 1 + i})
     config = (
         PPOConfig()
@@ -258,7 +259,7 @@ def train(args: Args) -> dict:
         # Every spec is built once here, so a typo is the user's error before Ray starts.
         for flag, specs in (("--opponents", opponents), ("--baselines", baselines)):
             for s in specs:
-                make_agent(flag, s, game=args.env, seed=args.seed)
+                make_agent(flag, s, game=args.env, seed=args.seed, num_players=spec.num_players)
     if not args.address:
         keep_ray_on_loopback()
     try:
@@ -298,7 +299,7 @@ def train(args: Args) -> dict:
         learner = RLlibAgent(weights, loaded, name="rllib")
         out = {}
         for name in baselines:
-            opponent = make_agent("--baselines", name, game=args.env, seed=seed)
+            opponent = make_agent("--baselines", name, game=args.env, seed=seed, num_players=players)
             result = play_tournament([learner] + [opponent] * (players - 1), num_players=players,
                                      games=args.eval_games, seed=seed, env=args.env, **rules)
             out[name] = result.agents[0].win_rate

@@ -33,6 +33,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from keine_ahnung_env.cli import Parser, UsageError, run_command, user_errors
+from keine_ahnung_env.game_declaration import SHIPPED_ROLES
 
 from .viewer_page import PAGE
 
@@ -318,8 +319,10 @@ class LiveGames:
         bots, names = {}, ["you"] * players
         for i, (s, text) in enumerate(zip(others, bots_given)):
             text = check_bot(env, text)
-            # A shipped checkpoint is checked against the table it is seated at.
-            kwargs = {"num_players": players} if text.startswith("ppo") else {}
+            # A shipped checkpoint is checked against the table it is seated at; a shipped name
+            # (learned, search) picks the agent of that table size.
+            shipped = text.startswith("ppo") or text.split(":")[0] in SHIPPED_ROLES
+            kwargs = {"num_players": players} if shipped else {}
             try:
                 bots[s] = agents.make(text, game=env, seed=seed + 1 + i, **kwargs)
             except (TypeError, ValueError) as exc:

@@ -42,4 +42,5 @@ GAME = GameDeclaration(
     module="keine_ahnung_env.keine_ahnung_v0",
     status="stable",
     presets=PRESETS,
+    shipped={4: {"learned": "advantage_4p", "search": "ismcts_4p"}},
 )

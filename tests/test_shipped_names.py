@@ -1,0 +1,99 @@
+"""The generic names ``learned`` and ``search``: each game's declaration says which of its presets they
+stand for at each table size (``GameDeclaration.shipped``), and every command passes its player count."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import agents
+from keine_ahnung_env import dnp_v0, gap_v0, keine_ahnung_v0, registry
+from keine_ahnung_env.game_declaration import GameDeclaration
+from training import evaluate
+
+
+def test_every_declared_shipped_agent_is_a_preset_of_its_game_at_a_size_it_seats():
+    for name in registry.games():
+        entry = registry.game(name)
+        for num_players, roles in entry.shipped.items():
+            assert num_players in entry.players
+            for role, preset in roles.items():
+                assert role in agents.SHIPPED_ROLES and preset in entry.presets
+                assert agents.shipped_preset(role, name, num_players) == preset
+    assert registry.game("keine_ahnung_v0").shipped == {4: {"learned": "advantage_4p", "search": "ismcts_4p"}}
+    assert registry.game("gap_v0").shipped == {4: {"learned": "gap_learned_4p"}}
+    assert registry.game("dnp_v0").shipped == {4: {"learned": "dnp_learned_4p"}}
+
+
+def test_a_declaration_naming_a_missing_preset_or_size_is_refused():
+    base = dict(name="toy_v0", make_spec="x:y", min_players=2, max_players=3, default_players=2)
+    with pytest.raises(ValueError, match="'learned' agent at 2 players is 'nope'"):
+        GameDeclaration(**base, shipped={2: {"learned": "nope"}}).check()
+    with pytest.raises(ValueError, match="at 5 players; the game seats 2-3"):
+        GameDeclaration(**base, shipped={5: {}}).check()
+    with pytest.raises(ValueError, match="kind 'best'"):
+        GameDeclaration(**base, shipped={2: {"best": "x"}}).check()
+
+
+def test_keine_ahnung_learned_plays_as_advantage_4p_and_search_is_ismcts_4p():
+    result = keine_ahnung_v0.vector_env(16, 4, seed=5).reset()
+    for num_players in (None, 4):
+        learned = agents.make("learned", game="keine_ahnung_v0", num_players=num_players, seed=3)
+        reference = agents.make("advantage_4p", game="keine_ahnung_v0", seed=3)
+        assert learned.name == "advantage_4p" and type(learned) is type(reference)
+        np.testing.assert_array_equal(learned.act(result.observation, result.action_mask),
+                                      reference.act(result.observation, result.action_mask))
+    search = agents.make("search", game="keine_ahnung_v0", num_players=4, seed=3)
+    reference = agents.make("ismcts_4p", game="keine_ahnung_v0", seed=3)
+    assert search.name == "ismcts_4p" and type(search) is type(reference)
+    assert {"learned", "search"} <= set(agents.available("keine_ahnung_v0"))
+    assert "advantage_4p at 4 players" in agents.describe("keine_ahnung_v0")["learned"]
+
+
+@pytest.mark.parametrize("game,module,preset", [("gap_v0", gap_v0, "gap_learned_4p"),
+                                                ("dnp_v0", dnp_v0, "dnp_learned_4p")])
+def test_learned_of_gap_and_dnp_is_the_shipped_recipe_checkpoint_and_plays_legal_moves(game, module, preset):
+    agent = agents.make("learned", game=game, num_players=4, seed=0)
+    assert agent.name == preset and agent.info.game == game and agent.info.num_players == 4
+    assert agents.make("learned", game=game, seed=0).name == preset  # the game's default table size
+    assert preset in agents.available(game)
+    env = module.vector_env(8, 4, seed=11, autoreset=True)
+    result = env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        actions = agent.act(result.observation, result.action_mask)
+        assert actions.shape == (8,) and result.action_mask[np.arange(8), actions].all()
+        legal = [rng.choice(np.flatnonzero(row)) for row in result.action_mask]
+        # Mix in random legal moves so the batch reaches more varied positions.
+        result = env.step(np.where(rng.random(8) < 0.5, actions, legal))
+
+
+@pytest.mark.parametrize("role,game,num_players,message", [
+    ("search", "gap_v0", 4, "no shipped 'search' agent for gap_v0 at 4 players; shipped: learned at 4 players"),
+    ("search", "dnp_v0", None, "no shipped 'search' agent for dnp_v0 at 4 players; shipped: learned at 4 players"),
+    ("learned", "keine_ahnung_v0", 3,
+     "no shipped 'learned' agent for keine_ahnung_v0 at 3 players; shipped: learned at 4 players, search at 4 players"),
+    ("learned", "gap_v0", 2, "no shipped 'learned' agent for gap_v0 at 2 players"),
+])
+def test_a_game_or_size_without_the_agent_is_refused_naming_what_exists(role, game, num_players, message):
+    with pytest.raises(ValueError) as exc:
+        agents.make(role, game=game, num_players=num_players)
+    assert message in str(exc.value)
+
+
+def test_evaluate_passes_its_player_count_to_the_shipped_name(tmp_path):
+    out = tmp_path / "gap.json"
+    evaluate.main(["--env", "gap_v0", "--players", "4", "--agents", "learned,planner,planner,planner",
+                   "--games", "8", "--seed", "1", "--json", str(out), "--no-progress"])
+    data = json.loads(out.read_text())
+    assert data["players"] == 4 and data["games"] == 8
+    assert [a["name"] for a in data["agents"]] == ["learned", "planner", "planner#2", "planner#3"]
+
+
+def test_evaluate_refuses_a_shipped_name_at_a_size_without_one(capsys):
+    with pytest.raises(SystemExit) as exc:
+        evaluate.main(["--env", "gap_v0", "--players", "3", "--agents", "learned,planner,planner", "--games", "2"])
+    assert exc.value.code == 2
+    assert "no shipped 'learned' agent for gap_v0 at 3 players" in capsys.readouterr().err
