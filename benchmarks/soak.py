@@ -176,8 +176,7 @@ def spec_of(core: Any):
     options = dict(core.rules.options())
     options.pop("num_players", None)
     for name in registry.games():
-        spec = registry.game_spec(name)
-        if type(spec.make_core(1, 0)) is type(core):
+        if registry.game(name).rules_class is type(core.rules):
             return registry.game_spec(name, core.num_players, **options)
     raise ValueError(f"no registered game makes cores of type {type(core).__name__}")
 
@@ -266,12 +265,12 @@ class Checker:
         """Games just dealt again: live, with a legal action and no reward. (Not always at turn 0: a
         game may play turns that need no decision before its first one, as Keine Ahnung does when the
         first seat's drawn card is placed for it.)"""
-        rows = np.zeros(core.num_envs, bool)
-        rows[games] = True
-        bad = rows & (np.asarray(core.done, bool) | (core.rewards != 0).any(axis=1)
-                      | ~np.asarray(core.legal_mask).any(axis=1))
+        bad = (np.asarray(core.done, bool)[games] | (core.rewards[games] != 0).any(axis=1)
+               | ~np.asarray(core.legal_mask)[games].any(axis=1))
         if bad.any():
-            self.fail(core, "a new deal is not a live game without rewards", bad)
+            rows = np.zeros(core.num_envs, bool)
+            rows[games[bad]] = True
+            self.fail(core, "a new deal is not a live game without rewards", rows)
 
 
 def check_batch(core: Any, variant: str, check_observation: bool = True, spec: Any = None) -> None:

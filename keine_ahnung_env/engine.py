@@ -376,9 +376,8 @@ class CompiledCore:
         if seats.ndim == 0:
             seats = np.full(n, self._one_seat(seats), np.intp)
         else:
-            seats = np.ascontiguousarray(np.broadcast_to(seats, (n,)))
-            if not seats.flags.writeable:  # Numba compiles a kernel again for a read-only array
-                seats = seats.copy()
+            if seats.shape != (n,):  # a writeable copy: Numba compiles a kernel again for a read-only array
+                seats = np.broadcast_to(seats, (n,)).copy()
             if seats.size and (seats.min() < 0 or seats.max() >= P):
                 raise ValueError(f"seat must be in 0..{P - 1}; got {np.unique(seats).tolist()}")
         out = np.empty((n, self.observation_size), np.float32)

@@ -97,22 +97,6 @@ def _view(context, builder, buf_type, buf, offset, shapes, result):
     return impl_ret_borrowed(context, builder, result, out._getvalue())
 
 
-@intrinsic
-def view_at(typingctx, buf, offset, shape, dtype):
-    """``buf[offset:]`` seen as a C-contiguous array of ``dtype`` and ``shape`` (a tuple), sharing
-    ``buf``'s memory and reference count. Built directly, without the checks of ``view``/``reshape``
-    (the fields' offsets and sizes come from :func:`pack`): those checks cost ~20 ns a field, ~1 us
-    for a game's ~60 fields at every kernel call."""
-    ndim = len(shape)
-    result = types.Array(dtype.instance_type, ndim, "C")
-
-    def codegen(context, builder, signature, args):
-        shapes = cgutils.unpack_tuple(builder, args[2], ndim)
-        return _view(context, builder, signature.args[0], args[0], args[1], shapes, result)
-
-    return result(buf, offset, shape, dtype), codegen
-
-
 # The field readers are intrinsics, not jitted functions: ``unpack`` calls one per field (~60), and
 # Numba inlines a jitted function by compiling and copying its code at every call site, which cost a
 # second per ``unpack`` at every packed entry point's first compile; an intrinsic is typed once and
