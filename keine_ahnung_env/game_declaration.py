@@ -3,7 +3,7 @@
 Every game folder holds one, in ``games/<game>/game.py``::
 
     GAME = GameDeclaration(
-        name="keine_ahnung_v0", title="Keine Ahnung / No Idea", version=0,
+        name="keine_ahnung_v0", title="Keine Ahnung / No Idea",
         min_players=2, max_players=5, default_players=4,
         make_spec="keine_ahnung_env.games.keine_ahnung.spec:game_spec",
         rules="keine_ahnung_env.games.keine_ahnung.config:Rules",
@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import re
 from typing import Any, Callable, Mapping
 
 from .game_spec import AgentInfo, GameSpec
 
-STATUSES = ("stable", "experimental")
 SHIPPED_ROLES = ("learned", "search")
 """The generic agent names a game maps to its shipped presets, per table size (``GameDeclaration.shipped``)."""
 
@@ -59,8 +59,6 @@ class GameDeclaration:
     """the module holding the entry points ``env``, ``raw_env``, ``solo_env``, ``sb3_vec_env``,
     ``vector_env`` (empty for a game without them)."""
     status: str = "stable"
-    version: int = 0
-    """the ``N`` of ``_vN``: checkpoints record it."""
     rules: type | str = ""
     """the rules options class (a :class:`~keine_ahnung_env.rules_options.RulesOptions`), or
     ``"module:Class"``; empty for a game without one."""
@@ -77,6 +75,12 @@ class GameDeclaration:
         num_players = self.default_players if num_players is None else num_players
         check_players(self, num_players)
         return resolve(self.make_spec)(num_players, **rules)
+
+    @property
+    def version(self) -> int:
+        """The ``N`` of the name's ``_vN`` (0 for a name without one): checkpoints and replays record it."""
+        match = re.search(r"_v(\d+)$", self.name)
+        return int(match.group(1)) if match else 0
 
     @property
     def players(self) -> range:

@@ -433,7 +433,9 @@ class GameHooks:
     advantage: Mapping[str, AdvantageRecipe] | None = None
     training_recipe: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
-    NAMES = ("search", "belief", "ceiling", "advantage", "training_recipe")
+
+GameHooks.NAMES = tuple(field.name for field in dataclasses.fields(GameHooks))
+"""The hooks' names (each also readable as ``GameSpec.<name>``)."""
 
 
 NO_HOOKS = GameHooks()
@@ -516,7 +518,7 @@ class GameSpec:
     describe_move: Callable[[Any, int, int, int], Callable[[Any], str]] | None = None
     scene: Callable[[Any, int, int | None, bool], Any] | None = None
     older_observations: Mapping[int, int] = dataclasses.field(default_factory=dict)
-    hooks: GameHooks = dataclasses.field(default_factory=lambda: NO_HOOKS)
+    hooks: GameHooks = NO_HOOKS
 
     def __post_init__(self):
         if len(self.action_names) != self.num_actions:

@@ -18,7 +18,7 @@ import importlib
 from typing import Any
 
 from .game_declaration import GameDeclaration, check_players  # noqa: F401 (check_players: re-exported)
-from .game_spec import GameHooks, GameSpec, set_spec_finder
+from .game_spec import GameSpec, set_spec_finder
 from .games.dnp.game import GAME as DNP
 from .games.gap.game import GAME as GAP
 from .games.keine_ahnung.game import GAME as KEINE_AHNUNG
@@ -79,17 +79,12 @@ def game_hook(game: str | GameSpec, attribute: str, what: str, needed_by: str = 
     that offer it: ..." naming the registered games that do (for an unknown name, the registered
     games)."""
     spec = game if isinstance(game, GameSpec) else game_spec(game)
-    value = _hook(spec, attribute)
+    value = getattr(spec, attribute)
     if value is None:
-        able = [name for name in games() if _hook(game_spec(name), attribute) is not None]
+        able = [name for name in games() if getattr(game_spec(name), attribute) is not None]
         raise ValueError(f"{spec.name} offers no {what} (GameSpec.{attribute}){needed_by}; games that offer it: "
                          f"{', '.join(able) or 'none'}")
     return value
-
-
-def _hook(spec: GameSpec, attribute: str) -> Any:
-    """``spec.hooks.<attribute>`` for a hook, else the spec's own optional ``<attribute>`` (``scene``, ...)."""
-    return getattr(spec.hooks, attribute) if attribute in GameHooks.NAMES else getattr(spec, attribute)
 
 
 def entry_points(name: str):

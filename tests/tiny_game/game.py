@@ -8,7 +8,6 @@ from keine_ahnung_env.game_declaration import GameDeclaration
 GAME = GameDeclaration(
     name="tiny_v0",
     title="Hidden high card (a test game)",
-    version=0,
     min_players=2,
     max_players=3,
     default_players=2,

@@ -19,7 +19,6 @@ PRESETS = {
 GAME = GameDeclaration(
     name="dnp_v0",
     title="dnp (dnup)",
-    version=0,
     min_players=2,
     max_players=5,
     default_players=4,

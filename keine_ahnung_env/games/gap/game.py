@@ -19,7 +19,6 @@ PRESETS = {
 GAME = GameDeclaration(
     name="gap_v0",
     title="The gap game",
-    version=0,
     min_players=2,
     max_players=5,
     default_players=4,

@@ -33,7 +33,6 @@ PRESETS = {
 GAME = GameDeclaration(
     name="keine_ahnung_v0",
     title="Keine Ahnung / No Idea",
-    version=0,
     min_players=2,
     max_players=5,
     default_players=4,
