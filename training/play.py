@@ -96,7 +96,7 @@ def play(args: Args, read: Callable[[], str] = input, out: TextIO = sys.stdout) 
     from keine_ahnung_env.replay import Replay, check_record_dir
     from keine_ahnung_env.vector import VectorEnv
 
-    from .terminal import COMMANDS, PlainView, colour_wanted, moves_line, painter, view_for
+    from .terminal import COMMANDS, colour_wanted, moves_line, painter, view_for
 
     with user_errors():
         spec, _, bots = check_args(args)
@@ -135,8 +135,7 @@ def play(args: Args, read: Callable[[], str] = input, out: TextIO = sys.stdout) 
         return stepped, seen(core)
 
     def table() -> str:
-        text = spec.observation_string(env.observe(me)[0])
-        return text if isinstance(view, PlainView) else view.table(core, me, label, paint)
+        return view.table(core, me, label, paint)
 
     say(paint(f"{spec.title or spec.name}, {spec.num_players} players. ", "title")
         + f"You are seat {me} ({paint('you', 'you')}); "

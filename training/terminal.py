@@ -58,9 +58,8 @@ class PlainView:
     def group(self, action: int) -> str:
         return "moves"
 
-    def table(self, core: Any, seat: int, label: Callable[[int], str], paint: Callable[[str, str], str],
-              observation_text: str = "") -> str:
-        return observation_text
+    def table(self, core: Any, seat: int, label: Callable[[int], str], paint: Callable[[str, str], str]) -> str:
+        return self.spec.observation_string(core.observe(seat)[0])
 
     def decision(self, core: Any, seat: int, legal: list[int]) -> str:
         return "choose a move"

@@ -32,6 +32,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from keine_ahnung_env import registry
 from keine_ahnung_env.cli import Parser, UsageError, run_command, user_errors
 from keine_ahnung_env.game_declaration import SHIPPED_ROLES
 
@@ -40,7 +41,7 @@ from .viewer_page import PAGE
 PROG = "python -m training.viewer"
 HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
-DEFAULT_GAME = "keine_ahnung_v0"
+DEFAULT_GAME = registry.DEFAULT_GAME
 """The game the page offers first (the first registered one with pictures where it is missing)."""
 MAX_SESSIONS = 64
 """Live games kept in memory; the oldest is dropped when a new one would exceed this."""

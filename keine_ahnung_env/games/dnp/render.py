@@ -121,7 +121,7 @@ The first to empty their hand scores 2 points, the second 1; the first to the ta
         return {"SELECT": "select card", "PLAY": "play", "ADD": "add to", "TAKE": "take", "TURN": "turn hand"}[
             name.split("_")[0]]
 
-    def table(self, core, seat: int, label, paint, observation_text: str = "") -> str:
+    def table(self, core, seat: int, label, paint) -> str:
         """The table as ``seat`` sees it: its own hand, the cards of others everybody saw, every set."""
         b, P, A = 0, core.num_players, core.rules.areas
         unit = "round wins" if P == 2 else "points"

@@ -142,7 +142,7 @@ a card alone (rd6) hides it at the start of a round; l or r places the turned-up
             return "pass"
         return "play"
 
-    def table(self, core, seat: int, label, paint, observation_text: str = "") -> str:
+    def table(self, core, seat: int, label, paint) -> str:
         """The table as ``seat`` sees it: its own hand and hidden cards, the others' counts."""
         from .deck import COLOURS, NUM_NUMBERS, stars
 

@@ -143,7 +143,7 @@ allow it); a pile's name (rd5) places the waiting card on that pile."""
             return "reveal"
         return {ACTION_CALL: "call", ACTION_KEEP: "keep"}.get(action, "place on")
 
-    def table(self, core, seat: int, label, paint, observation_text: str = "") -> str:
+    def table(self, core, seat: int, label, paint) -> str:
         """The table as ``seat`` sees it (no more than its observation holds): ``label(s)`` names a
         seat, ``paint(text, role)`` colours a piece of text."""
         b, t, P = 0, core.tables, core.num_players
