@@ -476,6 +476,9 @@ class GameSpec:
       describe_move: optional ``(core, game, seat, action) -> (core -> str)``, called before ``action``
         is played; the returned function, called after, tells what everybody at the table saw
         (``training.play``'s recap). None: the action's name.
+      terminal_view: optional ``(spec, core, seat) -> view``: what ``training.play`` shows ``seat`` of a
+        game of ``core`` (stable move keys, the table, a legend; ``training/terminal.py`` says what a view
+        offers). None: the generic view of the observation text and the action names.
       scene: optional ``(core, game, seat | None, reveal_all) -> keine_ahnung_env.pictures.Scene``: the
         table of one game laid out as a picture (the game's ``picture.py``) from ``seat``'s point of
         view (None: what the whole table sees; ``reveal_all``: every card); :meth:`draw` draws it.
@@ -516,6 +519,7 @@ class GameSpec:
     default_opponent: str = "random"
     title: str = ""
     describe_move: Callable[[Any, int, int, int], Callable[[Any], str]] | None = None
+    terminal_view: Callable[[Any, Any, int], Any] | None = None
     scene: Callable[[Any, int, int | None, bool], Any] | None = None
     older_observations: Mapping[int, int] = dataclasses.field(default_factory=dict)
     hooks: GameHooks = NO_HOOKS

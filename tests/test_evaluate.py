@@ -152,7 +152,7 @@ def _stripped_game(name: str):
 
     def make_spec(num_players, **rules):
         spec = registry.game_spec("keine_ahnung_v0", num_players, **rules)
-        return dataclasses.replace(spec, name=name, episode_stats=None, describe_move=None,
+        return dataclasses.replace(spec, name=name, episode_stats=None, describe_move=None, terminal_view=None,
                                    hooks=dataclasses.replace(spec.hooks, search=None), agents={})
 
     return registry.register_game(registry.GameEntry(name, make_spec, 2, 3, 2))

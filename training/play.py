@@ -1,7 +1,7 @@
 """Play a game in the terminal against bots: ``python -m training.play --opponents greedy,greedy,greedy``.
 
 Any registered game (``--env``; Keine Ahnung by default). You see only what your seat may see: the
-game's terminal view (``terminal_view`` beside its ``describe_move``; training/terminal.py) or, where it has
+game's terminal view (``GameSpec.terminal_view``; training/terminal.py) or, where it has
 none, its text view of your observation. Every move has a key that keeps its meaning all game
 (Keine Ahnung: ``r3`` reveals slot 3, ``c`` calls, ``rd5`` places on the red-5 pile); ``?`` explains
 the table, ``u`` shows the long lists, ``q``, Ctrl-C or Ctrl-D leave. Between your decisions a recap

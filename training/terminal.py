@@ -1,8 +1,8 @@
 """The terminal side of ``training.play``: colour where the terminal has it, and each game's view.
 
-A game's terminal view lives beside its ``GameSpec.describe_move`` (in its ``render.py``) as
-``terminal_view(spec[, seat])``: an object with ``keys`` (action id -> the key typed for it, derived
-from the id so it never changes meaning), ``group``, ``table``, ``decision``, ``details``, ``describe``
+A game's terminal view is its ``GameSpec.terminal_view(spec, core, seat)`` (in its ``render.py``): an
+object with ``keys`` (action id -> the key typed for it, derived from the id so it never changes
+meaning), ``group``, ``table``, ``decision``, ``details``, ``describe``
 and ``LEGEND`` (``keine_ahnung_env/games/keine_ahnung/render.py`` is the example). A game without
 one is shown through the generic :class:`PlainView`: its observation text and its action names.
 """
@@ -10,7 +10,6 @@ one is shown through the generic :class:`PlainView`: its observation text and it
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any, Callable, TextIO
 
 ANSI = {
@@ -76,20 +75,9 @@ class PlainView:
 
 
 def view_for(spec: Any, core: Any, seat: int = 0) -> Any:
-    """The terminal view of ``spec``'s game for ``seat``: ``terminal_view(spec[, seat])`` of the
-    module of the game's text views, the one that holds its ``GameSpec.describe_move`` (bound to
-    ``core`` where the view has ``bind``); :class:`PlainView` for a game without one."""
-    describe = getattr(spec, "describe_move", None)
-    module = sys.modules.get(getattr(describe, "__module__", None) or "")
-    if module is None or not hasattr(module, "terminal_view"):
-        return PlainView(spec)
-    try:
-        view = module.terminal_view(spec, seat)
-    except TypeError:  # a view the same for every seat
-        view = module.terminal_view(spec)
-    if hasattr(view, "bind"):
-        view.bind(core)
-    return view
+    """The terminal view of ``spec``'s game for ``seat`` at ``core``'s table: the game's
+    ``GameSpec.terminal_view``, or :class:`PlainView` for a game without one."""
+    return spec.terminal_view(spec, core, seat) if spec.terminal_view is not None else PlainView(spec)
 
 
 def moves_line(view: Any, legal: list[int], paint: Callable[[str, str], str]) -> str:

@@ -90,10 +90,10 @@ With two players a and t name the opponent's area instead: a1, a2, t1, t2.
 D turn your whole hand (turn). Cards that come into a hand are turned: the other value counts.
 The first to empty their hand scores 2 points, the second 1; the first to the target wins."""
 
-    def __init__(self, spec, seat: int = 0):
+    def __init__(self, spec, core, seat: int = 0):
         self.spec = spec
         self.seat = seat
-        self.keys = {}
+        self.keys = self._keys(core)  # the keys depend on the variant's action layout and the seat
 
     def _keys(self, core) -> dict:
         L = core.actions
@@ -111,10 +111,6 @@ The first to empty their hand scores 2 points, the second 1; the first to the ta
             keys[L.take_base + t] = "t" + where
         keys[L.turn] = "turn"
         return keys
-
-    def bind(self, core) -> None:
-        """Reads the action layout of the variant being played (the keys depend on it and the seat)."""
-        self.keys = self._keys(core)
 
     def group(self, action: int) -> str:
         name = self.spec.action_name(action)
@@ -205,6 +201,6 @@ The first to empty their hand scores 2 points, the second 1; the first to the ta
         return lambda after: "turns their whole hand"
 
 
-def terminal_view(spec, seat: int = 0) -> TerminalView:
-    """The terminal view of ``spec``'s game for ``seat`` (``training.play``)."""
-    return TerminalView(spec, seat)
+def terminal_view(spec, core, seat: int = 0) -> TerminalView:
+    """The terminal view of ``spec``'s game for ``seat`` at ``core``'s table (``GameSpec.terminal_view``)."""
+    return TerminalView(spec, core, seat)

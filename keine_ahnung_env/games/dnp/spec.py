@@ -15,7 +15,7 @@ from .core import DnpCore
 from .game import GAME
 from .observation import OBSERVATION_VERSION, ObservationLayout, observation_string
 from .picture import table_scene
-from .render import describe_move, render_table
+from .render import describe_move, render_table, terminal_view
 
 NAME = GAME.name
 TITLE = GAME.title
@@ -120,5 +120,5 @@ def game_spec(num_players: int = GAME.default_players, **rules: Any) -> GameSpec
         observation_string=lambda obs: observation_string(np.asarray(obs, np.float32), layout, tables),
         rules=variant.options(), policy_neutral_rules=("reward", "max_turns"), episode_stats=EPISODE_STATS,
         feature_sets=_feature_sets(), default_features="raw",
-        agents=AGENTS, default_opponent="tactician", describe_move=describe_move,
+        agents=AGENTS, default_opponent="tactician", describe_move=describe_move, terminal_view=terminal_view,
         hooks=GameHooks(belief=DnpBelief(variant), training_recipe=TRAINING_RECIPE), scene=table_scene)

@@ -217,6 +217,6 @@ a card alone (rd6) hides it at the start of a round; l or r places the turned-up
         return after
 
 
-def terminal_view(spec) -> TerminalView:
-    """The terminal view of ``spec``'s game (``training.play``)."""
+def terminal_view(spec, core, seat: int = 0) -> TerminalView:
+    """The terminal view of ``spec``'s game (``GameSpec.terminal_view``; the same for every seat and core)."""
     return TerminalView(spec)

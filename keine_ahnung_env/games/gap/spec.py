@@ -24,7 +24,7 @@ from .game import GAME
 from .observation import OBSERVATION_VERSION, ObservationLayout, observation_string
 from .privileged import privileged_features, privileged_size
 from .picture import table_scene
-from .render import describe_move, render_table
+from .render import describe_move, render_table, terminal_view
 from .scoring import standings
 
 NAME = GAME.name
@@ -148,7 +148,7 @@ def game_spec(num_players: int = GAME.default_players, **rules: Any) -> GameSpec
         privileged=privileged_features,
         agents=AGENTS,
         default_opponent="gap_hunter",
-        describe_move=describe_move,
+        describe_move=describe_move, terminal_view=terminal_view,
         hooks=GameHooks(belief=GapBelief(variant), training_recipe=TRAINING_RECIPE),
         scene=table_scene,
     )

@@ -260,6 +260,6 @@ def _colour_of(tables, card: int) -> str:
     return "prize" if tables.is_prize[card] else COLOURS[int(tables.colour[card])]
 
 
-def terminal_view(spec) -> TerminalView:
-    """The terminal view of ``spec``'s game (``training.play``)."""
+def terminal_view(spec, core, seat: int = 0) -> TerminalView:
+    """The terminal view of ``spec``'s game (``GameSpec.terminal_view``; the same for every seat and core)."""
     return TerminalView(spec)

@@ -22,7 +22,7 @@ from .features import HINT_WIDTH, feature_sets
 from .picture import table_scene
 from .observation import OBSERVATION_VERSION, ObservationLayout, observation_string
 from .privileged import privileged_features, privileged_size
-from .render import describe_move, render_table
+from .render import describe_move, render_table, terminal_view
 from .scoring import standings_key
 from .ceiling import CEILING
 from .search import SEARCH
@@ -171,7 +171,7 @@ def game_spec(num_players: int = GAME.default_players, **rules: Any) -> GameSpec
         privileged=privileged_features,
         agents=AGENTS,
         default_opponent="greedy",
-        describe_move=describe_move,
+        describe_move=describe_move, terminal_view=terminal_view,
         scene=table_scene,
         older_observations={1: ObservationLayout.for_tables(variant.num_players, tables, version=1).size},
         hooks=GameHooks(search=SEARCH, belief=belief_for(variant), ceiling=CEILING,
