@@ -112,7 +112,8 @@ def game_spec(num_players: int = GAME.default_players, **rules: Any) -> GameSpec
     actions = ActionLayout(tables.num_cards, variant.num_players)
     return GameSpec(
         name=GAME.name, title=GAME.title, version=GAME.version, num_players=variant.num_players,
-        min_players=GAME.min_players, max_players=GAME.max_players, num_actions=actions.num_actions, action_names=actions.names(),
+        min_players=GAME.min_players, max_players=GAME.max_players, num_actions=actions.num_actions,
+        action_names=actions.names(),
         observation_high=layout.high(variant.target), observation_version=OBSERVATION_VERSION,
         make_core=lambda n, s: DnpCore(n, variant, seed=s),
         standings=lambda core: np.asarray(core.points, np.int64),
