@@ -391,9 +391,9 @@ def make(name: str, game: str | None = None, seed: int | None = None, **kwargs: 
     for bad arguments.
     """
     if game is None:
-        named = re.search(r":env=([^:]+)", name) if isinstance(name, str) \
-            and name.strip().split(":")[0] in PATH_AGENTS else None
-        game = named.group(1).strip() if named else DEFAULT_GAME
+        game = DEFAULT_GAME
+        if isinstance(name, str) and name.strip().split(":")[0] in PATH_AGENTS:
+            game = str(parse_spec(name, game)[1].get("env", game)).strip()
     if is_user_spec(name, game):
         module, attribute, spec_kwargs = _parse_user_spec(name)
         spec_kwargs.update(kwargs)
