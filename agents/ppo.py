@@ -733,13 +733,11 @@ def make_earlier_agent(**kwargs: Any) -> PPOAgent:
 
 GAP_LEARNED_CHECKPOINT = Path(__file__).parent / "checkpoints" / "gap_v0_4p_recipe.zip"
 """The gap game's shipped 4-player policy (``agents.make("gap_learned_4p", game="gap_v0")``, the game's
-``learned`` agent at 4 players): the default training recipe's run (training seed 0), 24.9% [24.3, 25.5] of
-20,000 fresh games against three ``planner``s (seed 95100)."""
+``learned`` agent at 4 players): the default training recipe's run (training seed 0; figures: docs/results.md)."""
 
 DNP_LEARNED_CHECKPOINT = Path(__file__).parent / "checkpoints" / "dnp_v0_4p_recipe.zip"
 """dnp's shipped 4-player policy (``agents.make("dnp_learned_4p", game="dnp_v0")``, the game's ``learned``
-agent at 4 players): the default training recipe's run (training seed 0), 24.97% [24.37, 25.57] of 20,000
-fresh games against three ``tactician``s (seed 96100)."""
+agent at 4 players): the default training recipe's run (training seed 0; figures: docs/results.md)."""
 
 
 def make_gap_learned_4p_agent(**kwargs: Any) -> PPOAgent:

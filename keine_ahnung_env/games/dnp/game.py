@@ -9,8 +9,7 @@ from ...game_spec import AgentInfo
 
 PRESETS = {
     "dnp_learned_4p": AgentInfo("agents.ppo:make_dnp_learned_4p_agent",
-                                description=("the default training recipe's 4-player agent: 24.97% [24.37, "
-                                             "25.57] of 20,000 fresh games against three tacticians (seed 96100)")),
+                                description="the default training recipe's 4-player agent, copying tactician (docs/results.md)"),
 }
 """The agents the game ships beyond its heuristics, built by the ``agents`` package (named here as
 ``"module:function"``, imported only when one is made)."""

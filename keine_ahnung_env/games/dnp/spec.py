@@ -71,8 +71,7 @@ def _feature_sets() -> dict:
 
 TRAINING_RECIPE = MappingProxyType({
     # Residual learning from the strongest heuristic: the policy reads the tactician's move (the advice
-    # features) and first imitates the tactician, so PPO starts at its level (the seed-0 run won 24.97%
-    # [24.37, 25.57] of 20,000 fresh games against three tacticians, seed 96100; docs/dnp.md) ...
+    # features) and first imitates the tactician, so PPO starts at its level (figures: docs/results.md) ...
     "features": "advice",
     "imitate": "tactician",
     "imitation_games": 600,

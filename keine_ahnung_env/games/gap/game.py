@@ -9,8 +9,7 @@ from ...game_spec import AgentInfo
 
 PRESETS = {
     "gap_learned_4p": AgentInfo("agents.ppo:make_gap_learned_4p_agent",
-                                description=("the default training recipe's 4-player agent: 24.9% [24.3, 25.5] of "
-                                             "20,000 fresh games against three planners (seed 95100)")),
+                                description="the default training recipe's 4-player agent, level with planner (docs/results.md)"),
 }
 """The agents the game ships beyond its heuristics, built by the ``agents`` package (named here as
 ``"module:function"``, imported only when one is made)."""

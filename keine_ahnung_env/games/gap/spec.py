@@ -104,8 +104,7 @@ TRAINING_RECIPE = MappingProxyType({
     "final_games": 1000,
 })
 """What ``python -m training.train --env gap_v0`` does unless told otherwise (``GameSpec.training_recipe``;
-``--recipe plain`` gives the generic defaults). One run at 4 players won 24.9% [24.3, 25.5] of 20,000 fresh
-games against three planners: docs/gap.md#the-default-recipe."""
+``--recipe plain`` gives the generic defaults). Its figures: docs/results.md; docs/gap.md#the-default-recipe."""
 
 
 def _feature_sets(rounds: int) -> dict:
