@@ -1,18 +1,18 @@
 """A heuristic overruled where a network learned from roll-outs says another move wins more.
 
-``python -m training.advantage`` plays the game's heuristic (the recipe's ``base``, Keine Ahnung:
-``counter_tuned``) against its opponents and, at each decision of one of the game's recipes
-(``GameSpec.advantage``; Keine Ahnung's ``call``: may it call "Nothing fits anymore!", with a call success
-chance from 0.2 to 0.99; ``reserve``: may it play a card known to fit now instead of keeping it back),
-plays both choices out from states drawn from the seat's belief: the heuristic's best move of the
-recipe's take set and its best other move, the heuristic playing on afterwards. The paired difference of
-the win shares is the label; a small network learns it from the features. This agent then plays the
-heuristic, except at those decisions, where it makes the take move when the network predicts that it
-wins more by more than ``margin`` (and the other move when it predicts the opposite). That is one step of
-policy improvement (Bertsekas' roll-out) distilled into a network: one round of expert iteration, with
-roll-out values as the targets. A model labelled on the play of an earlier model (``--improve``) plays
-that model everywhere else, so models of several decisions chain: the shipped ``advantage_4p`` is the
-``reserve`` model over the ``call`` model (``advantage_4p_call``).
+``python -m training.advantage`` plays the game's heuristic (the recipe's ``base``) against its
+opponents and, at each decision of one of the game's recipes (``GameSpec.advantage``, data the game
+declares: ``AdvantageRecipe``), plays both choices out from states drawn from the seat's belief: the
+heuristic's best move of the recipe's take set and its best other move, the heuristic playing on
+afterwards. The paired difference of the win shares is the label; a small network learns it from the
+recipe's feature columns. This agent then plays the heuristic, except at those decisions, where it
+makes the take move when the network predicts that it wins more by more than ``margin`` (and the other
+move when it predicts the opposite). That is one step of policy improvement (Bertsekas' roll-out)
+distilled into a network: one round of expert iteration, with roll-out values as the targets. A model
+labelled on the play of an earlier model (``--improve``) plays that model everywhere else, so models of
+several decisions chain (Keine Ahnung's shipped ``advantage_4p`` is its ``reserve`` model over its
+``call`` model, ``advantage_4p_call``). Nothing here names a game: the recipe, the game's agents and its
+feature sets come through the game's spec.
 
 Files: ``NAME.npz`` (the arrays: the inputs' mean and spread ``input_mean``/``input_scale`` and the
 layers ``layer.K.weight`` ``[out, in]`` / ``layer.K.bias``, float32) and the sidecar ``NAME.json``
@@ -22,8 +22,8 @@ continues (file name and SHA-256; it must lie beside it) and the SHA-256 of the 
 without running anything: JSON, and ``numpy.load(allow_pickle=False)``.
 
     import agents
-    agent = agents.make("advantage_4p")                      # the shipped 4-player model
-    agent = agents.make("advantage:runs/adv/model.npz")      # one of yours
+    agent = agents.make("advantage_4p")                                    # Keine Ahnung's shipped model
+    agent = agents.make("advantage:runs/adv/model.npz", game="gap_v0")     # one of yours
 """
 
 from __future__ import annotations
@@ -101,6 +101,19 @@ class AdvantageModelInfo(PolicySidecar):
         return {**shapes, **layer_shapes([input_size, *self.net_arch, 1], "layer")}
 
 
+def advantage_recipe(game: Any, decision: str = "") -> tuple[str, Any]:
+    """``(decision, recipe)``: the advantage recipe ``decision`` (""; the first) of ``game`` (a registered
+    name or a ``GameSpec``); ValueError names the games that offer recipes, or the game's decisions."""
+    from keine_ahnung_env import registry
+
+    recipes = registry.game_hook(game, "advantage", "advantage recipe")
+    name = decision or next(iter(recipes))
+    if name not in recipes:
+        spec_name = game if isinstance(game, str) else game.name
+        raise ValueError(f"decision {name!r} for {spec_name}; allowed: {', '.join(recipes)}")
+    return name, recipes[name]
+
+
 def model_recipe(info: AdvantageModelInfo, where: str):
     """``(spec, decision, recipe)``: the game's recipe the model was trained for (found among
     ``GameSpec.advantage``'s decisions by the recorded recipe), refused where it matches none."""
@@ -173,7 +186,13 @@ def recipe_decisions(recipe, first: int, other_not: np.ndarray, heuristic: Any, 
     rows, feats = rows[keep], feats[keep]
     if rows.size == 0:
         return rows, feats, take, np.zeros(0, np.int64)
-    other = np.asarray(heuristic.act(obs[rows], mask[rows] & ~take), np.int64)
+    rest = mask[rows] & ~take
+    other = np.asarray(heuristic.act(obs[rows], rest), np.int64)
+    illegal = ~rest[np.arange(rows.size), other]
+    if illegal.any():
+        raise ValueError(f"{getattr(heuristic, 'name', 'the heuristic')} answered {other[illegal][0]}, a move outside "
+                         "the mask it was given (its best move other than the recipe's take set); a recipe's base "
+                         "agent must keep to the mask")
     keep = ~np.isin(other, other_not)
     return rows[keep], feats[keep], take[keep], other[keep]
 

@@ -15,16 +15,20 @@ those where one of the listed actions is legal, e.g. ``CALL``) the agent
    the same effect, e.g. revealing any of several unknown cards, count once; otherwise every legal
    action);
 3. plays every move in every sampled state (common random numbers: each move meets the same states
-   and the same later chance events), then the roll-out agent (default ``counter``) in every seat to
-   the end of the game, on the compiled engine: one batched core for all moves, all samples and all
-   the observations of the call;
+   and the same later chance events), then the roll-out agent in every seat to the end of the game,
+   on the engine: one batched core for all moves, all samples and all the observations of the call
+   (compiled heuristics drive it inside the engine; others answer by ``act`` round by round);
 4. takes the move with the best mean win share, unless it beats the default move (the roll-out
    agent's own, or the ``default`` agent's) by less than ``margin`` standard errors of the paired
    difference (then the default move).
 
-``agents.make("ismcts_4p")`` is the shipped 4-player search agent (:data:`SEARCH_4P`): every
-decision searched over ``advantage_4p``'s move, ``counter_tuned`` roll-outs (compiled, so the roll-outs
-run inside the engine) for the deciding seat and ``counter`` in the others.
+The roll-out agent defaults to the opponents of the game's first advantage recipe
+(``GameSpec.advantage``: the strongest heuristic, whom the game's learned agents are valued against;
+Keine Ahnung ``counter``, dnp ``tactician``, the gap game ``planner``), else the game's
+``default_opponent``. :func:`recipe_search_options` gives the search over a learned agent that a game
+declares through its recipe: the recipe's ``base`` rolls out the deciding seat, its ``opponents`` the
+others, the learned agent gives the default move. ``agents.make("ismcts_4p")`` is Keine Ahnung's shipped
+4-player search agent (:data:`SEARCH_4P`, those options over ``advantage_4p``).
 
 A first look with ``screen`` of the ``playouts`` states per move comes first; only decisions where
 some other move does at least as well as the roll-out agent's there, and differs from it in some
@@ -37,7 +41,8 @@ games to their end. Decisions with a single legal action or a single distinct mo
 
 The agent reads nothing but its observation and mask: the hidden states are drawn from the belief
 the observation implies, never read from the game being played. It works for every game whose spec
-offers ``belief`` (Keine Ahnung) and whose core can branch rows (``gather``: the compiled cores).
+offers ``belief`` and whose core can branch rows (``gather``); another game is refused, naming what it
+lacks.
 """
 
 from __future__ import annotations
@@ -51,7 +56,8 @@ from keine_ahnung_env.sampling import check_batch
 
 from .base import play_seats
 
-__all__ = ["SearchAgent", "make_agent", "make_search_4p_agent", "SEARCH_4P"]
+__all__ = ["SearchAgent", "make_agent", "make_search_4p_agent", "make_recipe_search_agent", "recipe_search_options",
+           "SEARCH_4P"]
 
 
 def play_out(core, agent) -> None:
@@ -83,8 +89,8 @@ class SearchAgent:
                  num_players: int | None = None, rules: dict | None = None):
         """``playouts``: sampled states per distinct move (an integer >= 2); ``rollout``: the agent spec
         (``agents.make``) that plays every seat after the searched move, and whose own move is the
-        default (None: ``counter`` where the game has it, Keine Ahnung's strongest heuristic, else the
-        game's ``GameSpec.default_opponent``); ``margin``: standard errors of the paired difference a move needs over the
+        default (None: :func:`default_rollout`, the opponents of the game's first advantage recipe,
+        else the game's ``GameSpec.default_opponent``); ``margin``: standard errors of the paired difference a move needs over the
         roll-out agent's move (a non-negative number; 0: the best mean wins); ``when``: ``"all"`` (search
         every decision with more than one distinct move) or action names joined by ``+`` (e.g.
         ``"CALL"``: search only decisions where one of them is legal); ``screen``: states per move of a
@@ -120,6 +126,9 @@ class SearchAgent:
         probe = registry.game_spec(self.game, entry.default_players if num_players is None else num_players,
                                    **self.rules)
         registry.game_hook(probe, "belief", "belief sampler", ", which the search agent needs")
+        if not callable(getattr(type(probe.make_core(1, 0)), "gather", None)):
+            raise ValueError(f"{self.game}'s core cannot branch rows (a classmethod gather(parts)), which the search "
+                             "agent's roll-outs need")
         self._specs: dict[int, Any] = {} if num_players is None else {probe.observation_size: probe}
         if not isinstance(when, str) or not when.strip():
             raise ValueError(f"when={when!r}; allowed: 'all' or action names joined by '+', e.g. "
@@ -135,7 +144,7 @@ class SearchAgent:
             self._when_actions = np.array([probe.action_names.index(name) for name in names], np.intp)
         self.num_players = num_players
         if rollout is None:
-            rollout = "counter" if "counter" in agents.available(self.game) else probe.default_opponent
+            rollout = default_rollout(probe)
         self.rollout_spec = rollout
         self.rollout = agents.make(rollout, game=self.game, seed=seed, num_players=num_players,
                                    rules=rules if rules else None)
@@ -305,6 +314,42 @@ class SearchAgent:
             out.append(value[at: at + len(moves) * rows.size].reshape(len(moves), rows.size))
             at += len(moves) * rows.size
         return out
+
+
+def default_rollout(spec) -> str:
+    """The roll-out agent of a search agent told none: the ``opponents`` of the game's first advantage
+    recipe (its strongest heuristic), else ``spec.default_opponent``."""
+    recipes = spec.hooks.advantage
+    return next(iter(recipes.values())).opponents if recipes else spec.default_opponent
+
+
+def recipe_search_options(game: str, num_players: int | None = None, default: str = "learned",
+                          decision: str = "") -> dict:
+    """The options of a search over a learned agent, read from the game's advantage recipe
+    ``decision`` (""; the first): the recipe's ``base`` rolls out the deciding seat, its ``opponents``
+    the other seats, ``default`` (an agent spec; ``"learned"``: the game's shipped learned agent at
+    that size) gives the move kept unless another beats it, and the budget of :data:`SEARCH_4P`.
+    ValueError names the games with recipes, or the game's decisions."""
+    from .advantage import advantage_recipe
+
+    entry = registry.game(game)
+    spec = registry.game_spec(entry.name, entry.default_players if num_players is None else num_players)
+    _, recipe = advantage_recipe(spec, decision)
+    return {**SEARCH_4P, "rollout": recipe.base, "opponents": recipe.opponents, "default": default}
+
+
+def make_recipe_search_agent(seed: int | None = None, game: str = registry.DEFAULT_GAME,
+                             num_players: int | None = None, default: str = "learned", decision: str = "",
+                             **kwargs) -> SearchAgent:
+    """A search over a learned agent for any game with an advantage recipe (:func:`recipe_search_options`;
+    any option may be overridden), e.g. ``make_recipe_search_agent(game="gap_v0", num_players=4,
+    default="advantage:runs/gap/model.npz")``. A game's search preset is this factory with its options."""
+    entry = registry.game(game)
+    players = entry.default_players if num_players is None else int(num_players)
+    options = {**recipe_search_options(entry.name, players, default, decision), **kwargs}
+    agent = SearchAgent(seed=seed, game=entry.name, num_players=players, **options)
+    agent.name = f"search:{default}"
+    return agent
 
 
 def make_agent(seed: int | None = None, game: str = registry.DEFAULT_GAME, **kwargs) -> SearchAgent:

@@ -255,19 +255,21 @@ class CeilingHooks(Protocol):
 @dataclasses.dataclass(frozen=True)
 class AdvantageRecipe:
     """Where a learned advantage may improve on a heuristic one decision at a time (``training.advantage``
-    learns it, ``agents/advantage.py`` plays it). At a decision where one of the recipe's actions (the
-    *take* set: ``action`` alone, or the actions ``take_flags`` marks) is legal beside other moves and the
-    feature ``gate_column`` of the feature set ``features`` lies in ``[gate_low, gate_high)``, a network
-    reads the feature columns ``inputs`` (``(start, stop)`` ranges) and predicts how much more the seat
-    wins by ``base``'s best move of the take set than by its best other move, ``base`` playing on
-    afterwards and ``opponents`` in the other seats. Everywhere else ``base`` decides. A game offers its
-    recipes as ``GameSpec.advantage``, a mapping from a decision's name to its recipe (Keine Ahnung:
-    ``call``, whether to call "Nothing fits anymore!" where the chance that a call succeeds is neither
-    small nor sure; ``reserve``, whether to play a known fitting card now or keep it back)."""
+    learns it, ``agents/advantage.py`` plays it): data a game declares, read by a game-independent loop.
+    At a decision where one of the recipe's actions (the *take* set: ``action`` alone, or the actions
+    ``take_flags`` marks) is legal beside other moves and the feature ``gate_column`` of the feature set
+    ``features`` lies in ``[gate_low, gate_high)``, a network reads the feature columns ``inputs``
+    (``(start, stop)`` ranges) and predicts how much more the seat wins by ``base``'s best move of the
+    take set than by its best other move, ``base`` playing on afterwards and ``opponents`` in the other
+    seats. Everywhere else ``base`` decides. A game offers its recipes as ``GameSpec.advantage``, a
+    mapping from a decision's name to its recipe, built per variant (columns depend on the player
+    count); the first is the default. Besides the recipes the loop needs the game's belief sampler
+    (``GameSpec.belief.sample_states``) and a core that branches rows (``gather``); :meth:`check` says
+    what is missing. Each game's recipes and what they decide: ``docs/skill_ceiling.md``."""
 
     base: str
-    """agent spec of the heuristic improved on (it must offer compiled ``play_together`` for fast roll-outs
-    or an ``act``)."""
+    """agent spec of the heuristic improved on (roll-outs are fastest where it offers the compiled
+    ``play_together``; otherwise its ``act`` plays them, gathered into large batches)."""
     opponents: str
     """agent spec of the opponents the roll-outs seat (the agent is valued against them)."""
     action: str
@@ -325,6 +327,31 @@ class AdvantageRecipe:
         rest = np.asarray(mask, bool) & ~take
         rows = np.flatnonzero(take.any(1) & rest.any(1) & self.in_gate(features))
         return rows, take[rows]
+
+    def check(self, spec: "GameSpec", decision: str = "") -> None:
+        """ValueError naming what the recipe ``decision`` of ``spec`` gets wrong or what the game's door
+        lacks for it: an action or feature set the game does not have, columns outside the feature set,
+        no belief sampler, a core that cannot branch rows."""
+        where = f"{spec.name}'s advantage recipe {decision!r}" if decision else f"{spec.name}'s advantage recipe"
+        for name in (self.action, *self.other_not):
+            if name not in spec.action_names:
+                raise ValueError(f"{where} names the action {name!r}, which {spec.name} does not have")
+        width = spec.features(self.features).size
+        ranges = [("inputs", r) for r in self.inputs] + ([("take_flags", self.take_flags)] if self.take_flags else [])
+        if self.gate_column is not None:
+            ranges.append(("gate_column", (self.gate_column, self.gate_column + 1)))
+        for field, (start, stop) in ranges:
+            if not 0 <= start < stop <= width:
+                raise ValueError(f"{where}: {field} {(start, stop)} lies outside the {self.features!r} feature set "
+                                 f"(columns 0..{width - 1})")
+        if self.take_flags is not None and spec.action_names.index(self.action) + self.take_width() > spec.num_actions:
+            raise ValueError(f"{where}: take_flags flag more actions than follow {self.action!r}")
+        if spec.belief is None:
+            raise ValueError(f"{where}: {spec.name} offers no belief sampler (GameSpec.belief), which the "
+                             "roll-outs start from")
+        if not callable(getattr(type(spec.make_core(1, 0)), "gather", None)):
+            raise ValueError(f"{where}: {spec.name}'s core cannot branch rows (a classmethod gather(parts)), which "
+                             "the paired roll-outs need")
 
     def input_columns(self) -> np.ndarray:
         """The network's input columns of the feature set, in order."""

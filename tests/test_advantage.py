@@ -251,8 +251,8 @@ def test_the_next_round_labels_the_play_of_an_earlier_model(tmp_path):
 
 
 def test_the_command_refuses_bad_arguments_before_playing(tmp_path):
-    with pytest.raises(ValueError, match=r"--env .gap_v0.: gap_v0 offers no advantage recipe.*games that offer it: keine_ahnung_v0"):
-        command.main(["--env", "gap_v0", "--players", "3", "--out", str(tmp_path / "m")])
+    with pytest.raises(ValueError, match=r"--players 6; allowed for gap_v0: integers 2-5"):
+        command.main(["--env", "gap_v0", "--players", "6", "--out", str(tmp_path / "m")])
     with pytest.raises(ValueError, match=r"--out .*a path for the model"):
         command.main([])
     with pytest.raises(ValueError, match=r"--out .*not a folder"):
@@ -263,7 +263,7 @@ def test_the_command_refuses_bad_arguments_before_playing(tmp_path):
         command.main(["--out", str(tmp_path / "m"), "--playouts", "0"])
     with pytest.raises(ValueError, match=r"--hidden .64,x.; allowed: comma-separated positive layer sizes"):
         command.main(["--out", str(tmp_path / "m"), "--hidden", "64,x"])
-    with pytest.raises(ValueError, match=r"--decision .place.: decision 'place'; allowed: call, reserve"):
+    with pytest.raises(ValueError, match=r"--decision .place.: decision .place. for keine_ahnung_v0; allowed: call, reserve"):
         command.main(["--out", str(tmp_path / "m"), "--decision", "place"])
     assert not list(tmp_path.iterdir())
 

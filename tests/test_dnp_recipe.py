@@ -63,7 +63,7 @@ def test_advice_needs_a_fitting_mask_and_sets_are_named():
         features(obs)
     with pytest.raises(ValueError, match="action_mask must be"):
         features(obs, mask[:, :-1])
-    assert spec.feature_names == ("raw", "advice") and spec.default_features == "raw"
+    assert spec.feature_names == ("raw", "advice", "belief") and spec.default_features == "raw"
     assert not spec.features("raw").needs_mask
     with pytest.raises(ValueError, match="allowed: raw, advice"):
         spec.features("hints")

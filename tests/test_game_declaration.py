@@ -38,10 +38,10 @@ def test_the_spec_describes_the_environment_and_the_hooks_sit_apart():
         assert getattr(spec, name) is getattr(spec.hooks, name)
     assert spec.hooks.search is not None and spec.hooks.ceiling is not None and set(spec.hooks.advantage) == {
         "call", "reserve"} and spec.hooks.training_recipe["imitate"] == "counter_tuned"
-    for name in ("gap_v0", "dnp_v0"):
+    for name, decisions in (("gap_v0", {"pass"}), ("dnp_v0", {"turn"})):
         hooks = registry.game_spec(name).hooks
         assert hooks.belief is not None and hooks.search is None and hooks.ceiling is None
-        assert hooks.advantage is None
+        assert set(hooks.advantage) == decisions
     assert registry.game_hook("keine_ahnung_v0", "ceiling", "privileged players") is spec.hooks.ceiling
     with pytest.raises(ValueError, match=r"^gap_v0 offers no privileged players \(GameSpec\.ceiling\); games that "
                                          r"offer it: keine_ahnung_v0$"):

@@ -145,7 +145,7 @@ def test_hint_features_agree_with_the_legal_plays():
     from keine_ahnung_env import gap_v0
 
     spec = gap_v0.game_spec(3)
-    assert spec.default_features == "hints" and spec.feature_names == ("raw", "hints", "advice")
+    assert spec.default_features == "hints" and spec.feature_names == ("raw", "hints", "advice", "belief")
     core = spec.make_core(16, 4)
     rng = np.random.default_rng(0)
     features = spec.features("hints")

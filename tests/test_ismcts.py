@@ -48,19 +48,25 @@ def test_ismcts_is_registered_and_refuses_bad_arguments():
     ]:
         with pytest.raises(ValueError, match=message):
             agents.make("ismcts", **kwargs)
-    # Every game with a belief sampler can be searched; the roll-out agent defaults to the game's own
-    # opponent where it has no counter. A game without a sampler is refused, naming those with one.
-    assert agents.make("ismcts", game="gap_v0").rollout_spec == "gap_hunter"
+    # Every game with a belief sampler can be searched; the roll-out agent defaults to the opponents of
+    # the game's first advantage recipe (its strongest heuristic). A game without a sampler is refused,
+    # naming those with one.
+    assert agents.make("ismcts", game="gap_v0").rollout_spec == "planner"
     assert agents.make("ismcts", game="dnp_v0").rollout_spec == "tactician"
-    import tiny_game
+    assert agents.make("ismcts").rollout_spec == "counter"
+    import dataclasses
 
-    tiny_game.register()
+    def blind_spec(num_players, **rules):
+        spec = registry.game_spec("dnp_v0", num_players, **rules)
+        return dataclasses.replace(spec, name="blind_v0", hooks=dataclasses.replace(spec.hooks, belief=None))
+
+    registry.register_game(registry.GameEntry("blind_v0", blind_spec, 2, 5, 4))
     try:
-        with pytest.raises(ValueError, match=r"tiny_v0 offers no belief sampler .*games that offer it: "
+        with pytest.raises(ValueError, match=r"blind_v0 offers no belief sampler .*games that offer it: "
                                              r"dnp_v0, gap_v0, keine_ahnung_v0"):
-            agents.make("ismcts", game=tiny_game.NAME)
+            agents.make("ismcts", game="blind_v0")
     finally:
-        tiny_game.unregister()
+        registry.unregister_game("blind_v0")
     agent = agents.make("ismcts", num_players=3, playouts=2)
     with pytest.raises(ValueError, match="made for 3 players"):
         agent.act(np.zeros((1, registry.game_spec("keine_ahnung_v0", 4).observation_size), np.float32),

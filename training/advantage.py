@@ -2,25 +2,28 @@
 
     python -m training.advantage --env keine_ahnung_v0 --players 4 --games 200000 --seed 0 --out runs/advantage_4p/model
 
-The game's advantage recipes (``GameSpec.advantage``, one per decision; Keine Ahnung: ``call``, whether
-``counter_tuned`` calls "Nothing fits anymore!", and ``reserve``, whether it plays a card known to fit
-now, against ``counter``s) say where the network may decide; ``--decision`` picks one. The command
+The loop is game-independent: it reaches a game only through its door. A game joins by declaring data:
+its advantage recipes (``GameSpec.advantage``, one per decision name: ``AdvantageRecipe``, the heuristic
+improved on and its opponents, the take action or set, the gate, the feature set and the network's
+input columns), its belief sampler (``GameSpec.belief.sample_states``), a core that branches rows
+(``gather``), its agents and its feature sets. ``--decision`` picks a recipe (the first by default; each
+game's recipes: docs/skill_ceiling.md). The command
 
 1. plays ``--games`` games: the recipe's ``base`` heuristic in one seat (rotating between games), its
    ``opponents`` in the others;
-2. at each of that seat's decisions of the recipe (Keine Ahnung's ``call``: "Nothing fits anymore!" is
-   legal and succeeds with a chance from 0.2 to 0.99; ``reserve``: a card known to fit is in the layout
-   beside another move) draws ``--playouts`` states from the seat's belief (``GameSpec.belief``: every
-   hidden card and the draw order, as likely as the observation makes them), plays the heuristic's best
-   move of the recipe's take set (the call; a known fitting card) and its best other move in each
-   (common states and later shuffles), then the heuristic in the seat and the opponents elsewhere to
-   the end of the game, and labels the decision with the mean paired difference of the seat's win
-   shares; the game itself goes on with the heuristic's move;
+2. at each of that seat's decisions of the recipe (a move of the take set and another move legal,
+   inside the gate) draws ``--playouts`` states from the seat's belief (every hidden card and the draw
+   order, as likely as the observation makes them), plays the heuristic's best move of the take set and
+   its best other move in each (common states and later chance events), then the heuristic in the
+   deciding seat and the opponents elsewhere to the end of the game, and labels the decision with the
+   mean paired difference of the deciding seat's win shares; the game itself goes on with the
+   heuristic's move. Roll-outs by compiled heuristics (``play_together``) run inside the engine; those
+   of agents that answer by ``act`` are gathered into batches of many decisions;
 3. fits a small network (``--hidden``) to the labels from the recipe's input features, holding out the
    last ``--validation`` share of the batches, and reports what the network's choices would gain on
    the held-out decisions (each label is an unbiased, noisy measure of its decision's gain);
 4. writes ``OUT.npz`` and its sidecar ``OUT.json`` (``agents/advantage.py``), played by
-   ``agents.make("advantage:OUT.npz")``.
+   ``agents.make("advantage:OUT.npz", game=...)``.
 
 The labels value one decision with the heuristic playing on: the network learns where the heuristic's
 own choice is not the better one (one step of policy improvement: expert iteration with
@@ -28,8 +31,7 @@ roll-out values as the targets). ``--improve MODEL`` labels the play of an earli
 plays the seat in the games and the roll-outs): the next round, on the same decision or on another one;
 the new model then plays the earlier one everywhere else. Every batch of ``--batch-size`` games seeds
 itself from ``--seed`` and its number, so ``--processes N`` labels the same decisions as one process.
-Figures and the commands of the shipped models (``agents.make("advantage_4p")``): docs/skill_ceiling.md
-and docs/results.md.
+Figures and the commands of the shipped models: docs/skill_ceiling.md and docs/results.md.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ import numpy as np
 
 from agents.base import play_seats
 from keine_ahnung_env import registry
-from keine_ahnung_env.game_spec import AdvantageRecipe, GameSpec
+from agents.advantage import advantage_recipe
 
 from .cli import (check_device, check_env, check_int, check_number, check_players, check_positive, check_seed,
                   check_variant, parse_dataclass, parse_net_arch, resolve_device, run_command, usage_error, user_errors)
@@ -66,14 +68,15 @@ class Args:
     out: str = ""
     """where to write the model: OUT.npz and its sidecar OUT.json (required)"""
     env: str = DEFAULT_ENV
-    """the game (one whose spec offers an advantage recipe: keine_ahnung_v0)"""
+    """the game (one whose spec offers advantage recipes: keine_ahnung_v0, gap_v0, dnp_v0)"""
     decision: str = ""
-    """which of the game's advantage recipes (Keine Ahnung: call, reserve; default: the first)"""
-    players: int = registry.default_players(DEFAULT_ENV)
-    """seats at the table"""
+    """which of the game's advantage recipes (keine_ahnung_v0: call, reserve; gap_v0: pass; dnp_v0: turn;
+    default: the game's first)"""
+    players: int = 0
+    """seats at the table; 0: the game's default (4 for keine_ahnung_v0, gap_v0 and dnp_v0)"""
     games: int = 200000
-    """games played to collect decisions (Keine Ahnung at 4 players: about 1.2 labelled call decisions a
-    game, 10 reserve decisions)"""
+    """games played to collect decisions (at 4 players: keine_ahnung_v0 about 1.2 labelled call decisions
+    a game, 10 reserve decisions; gap_v0 about 35 pass decisions; dnp_v0 about 20 turn decisions)"""
     playouts: int = 4
     """belief states per labelled decision; each plays both choices to the end of the game"""
     batch_size: int = 10000
@@ -107,16 +110,6 @@ class Args:
     the CPU, and the model plays in NumPy."""
     progress: bool = True
     """report progress on stderr after each batch of games"""
-
-
-def advantage_recipe(game: str | GameSpec, decision: str = "") -> tuple[str, AdvantageRecipe]:
-    """``(decision, recipe)``: the game's advantage recipe for ``decision`` (""; the first); ValueError
-    names the games that offer recipes, or the game's decisions."""
-    recipes = registry.game_hook(game, "advantage", "advantage recipe")
-    name = decision or next(iter(recipes))
-    if name not in recipes:
-        raise ValueError(f"decision {name!r}; allowed: {', '.join(recipes)}")
-    return name, recipes[name]
 
 
 def _batch_seeds(seed: int, number: int) -> list[int]:
@@ -155,22 +148,25 @@ def label_batch(task: tuple) -> dict[str, np.ndarray]:
     core = spec.make_core(games, deal)
     seat = (start + np.arange(games)) % players
     others = np.where(np.arange(players)[None, :] == seat[:, None], -1, 0)
-    rollout_seats = np.ones((1, players), np.int64)
-    rollout_seats[0, 0] = 0  # belief samples seat the observer at 0
     inputs, labels, takes, decisions = [], [], [], 0
-    pending: list = []  # roll-out cores whose first move is made, played together when enough are waiting
-    # Roll-outs by the compiled heuristics are played at once; a model's roll-outs (a Python call per
-    # round) wait until many are gathered.
-    gather_rows = ROLLOUT_ROWS if improve else 0
+    # Roll-out cores whose first move is made, with the deciding seat of each row (the seat to act in the
+    # belief samples, wherever the game's sampler seats the observer), played together when enough wait.
+    pending: list = []
+    # Roll-outs by compiled heuristics (``play_together``) are played at once; those of agents that
+    # answer by ``act`` (a Python call per round: a model, or a game's heuristics without a compiled
+    # path) wait until many are gathered.
+    gather_rows = 0 if all(getattr(agent, "play_together", None) is not None for agent in roll) else ROLLOUT_ROWS
 
     def play_pending() -> None:
-        sims = [sim for sim, _ in pending]
+        sims = [sim for sim, _, _ in pending]
         sim = sims[0] if len(sims) == 1 else type(sims[0]).gather([(x, np.arange(x.num_envs)) for x in sims])
+        deciding = np.concatenate([seats for _, seats, _ in pending])
         going = np.flatnonzero(~np.asarray(sim.done))
-        play_seats(sim, going, roll, np.repeat(rollout_seats, going.size, 0))
-        value = spec.seat_win_shares(sim, np.zeros(sim.num_envs, np.intp))  # the observer's seat, 0
+        # The deciding seat plays on with the labelled policy (agent 0), every other seat the opponents.
+        play_seats(sim, going, roll, (np.arange(players)[None, :] != deciding[going, None]).astype(np.int64))
+        value = spec.seat_win_shares(sim, deciding)
         at = 0
-        for x, count in pending:
+        for x, _, count in pending:
             v = value[at: at + x.num_envs].reshape(count, 2, playouts)
             labels.append((v[:, 0] - v[:, 1]).mean(1).astype(np.float32))
             at += x.num_envs
@@ -188,17 +184,18 @@ def label_batch(task: tuple) -> dict[str, np.ndarray]:
         rows, feats, take, other = recipe_decisions(recipe, first, other_not, base, features, obs, mask)
         if rows.size:
             taken = np.full(rows.size, first) if recipe.take_width() == 1 else np.asarray(base.act(obs[rows], take), np.int64)
-            parts, first_moves = [], []
+            parts, first_moves, seats = [], [], []
             for r, move, alt in zip(rows, taken, other):
                 sampled = spec.hooks.belief.sample_states(obs[r], playouts, rng)
                 parts += [(sampled, np.arange(playouts))] * 2
                 first_moves += [np.full(playouts, move), np.full(playouts, alt)]
+                seats += [np.asarray(sampled.current, np.intp)] * 2
             sim = type(parts[0][0]).gather(parts)
             sim.step(np.concatenate(first_moves))
-            pending.append((sim, rows.size))
+            pending.append((sim, np.concatenate(seats), rows.size))
             inputs.append(feats[:, columns].astype(np.float32))
             takes.append(take[np.arange(rows.size), moves[rows]])
-            if sum(x.num_envs for x, _ in pending) >= gather_rows:
+            if sum(x.num_envs for x, _, _ in pending) >= gather_rows:
                 play_pending()
         actions = np.zeros(core.num_envs, np.int64)
         actions[live] = moves
@@ -280,10 +277,12 @@ def main(argv: list[str] | None = None) -> dict:
         game = check_env(args.env)
         with user_errors("--env", args.env):
             advantage_recipe(args.env)  # refuses a game without one, naming those with one
-        players = check_players(game, args.players)
+        players = check_players(game, args.players, zero_is_default=True)
         spec, rules = check_variant(game, players, args.rules)
         with user_errors("--decision", args.decision):
             decision, recipe = advantage_recipe(spec, args.decision)
+        with user_errors("--env", args.env):
+            recipe.check(spec, decision)  # the game's door offers what the loop needs
         if not args.out:
             raise usage_error("--out", args.out, "a path for the model (OUT.npz and OUT.json are written)")
         if Path(args.out).is_dir():

@@ -25,6 +25,21 @@ class TinyCore:
         self.seed(seed)
         self.reset_games(np.arange(B))
 
+    @classmethod
+    def gather(cls, parts) -> "TinyCore":
+        """A new core whose rows are copies of the listed rows of ``parts`` (``(core, rows)`` pairs, in
+        order; repeats allowed), each with its game's state and its own copy of the game's generator."""
+        import copy
+
+        picks = [(core, np.asarray(rows, np.intp).reshape(-1)) for core, rows in parts]
+        first = picks[0][0]
+        out = cls(sum(r.size for _, r in picks), first.num_players, first.rounds, seed=0)
+        for name in ("hands", "table", "stock", "points", "round", "acted", "current", "turn", "terminated",
+                     "truncated", "rewards"):
+            setattr(out, name, np.concatenate([getattr(core, name)[r] for core, r in picks]))
+        out.rngs = [copy.deepcopy(core.rngs[i]) for core, r in picks for i in r.tolist()]
+        return out
+
     scores = property(lambda self: self.points)
     done = property(lambda self: self.terminated | self.truncated)
 

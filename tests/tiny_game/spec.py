@@ -6,10 +6,11 @@ from typing import Any
 
 import numpy as np
 
-from keine_ahnung_env.game_spec import AgentInfo, EpisodeStats, GameSpec, StatColumn
+from keine_ahnung_env.game_spec import AdvantageRecipe, AgentInfo, EpisodeStats, GameHooks, GameSpec, StatColumn
 
 from .actions import ACTION_NAMES, NUM_ACTIONS, PASS
 from .agents import HighCardAgent
+from .belief import TinyBelief
 from .config import Rules
 from .core import TinyCore
 from .game import GAME
@@ -26,6 +27,14 @@ EPISODE_STATS = EpisodeStats(  # passes of each seat, and its points at the end
     columns=(StatColumn("passes_per_game", "pass/g", "passes"), StatColumn("mean_points", "pts", "points")))
 
 
+def advantage_recipes(observation_size: int) -> dict[str, AdvantageRecipe]:
+    """The game's one advantage recipe (data, read by ``training.advantage``): ``pass``, may ``high_card``
+    pass instead of playing its best card (or play instead of passing)? The network reads the whole
+    scaled observation (the ``raw`` feature set every game has)."""
+    return {"pass": AdvantageRecipe(base="high_card", opponents="high_card", action="PASS", features="raw",
+                                    gate_column=None, gate_low=0.0, gate_high=0.0, inputs=((0, observation_size),))}
+
+
 def game_spec(num_players: int = GAME.default_players, **rules: Any) -> GameSpec:
     """The spec of a variant; the one rules option is ``rounds`` (1-2)."""
     variant = Rules.make(num_players, **rules)
@@ -35,4 +44,5 @@ def game_spec(num_players: int = GAME.default_players, **rules: Any) -> GameSpec
         max_players=GAME.max_players, num_actions=NUM_ACTIONS, action_names=ACTION_NAMES,
         observation_high=observation_high(P, rounds), make_core=lambda n, seed: TinyCore(n, P, rounds, seed),
         standings=lambda core: core.points, render=render_table, observation_string=observation_string,
-        rules=variant.options(), episode_stats=EPISODE_STATS, agents=AGENTS)
+        rules=variant.options(), episode_stats=EPISODE_STATS, agents=AGENTS,
+        hooks=GameHooks(belief=TinyBelief(P, rounds), advantage=advantage_recipes(observation_high(P, rounds).size)))

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ...game_spec import AgentInfo, EpisodeStats, GameHooks, GameSpec, StatColumn
+from ...game_spec import AdvantageRecipe, AgentInfo, EpisodeStats, GameHooks, GameSpec, StatColumn
 from .actions import ActionLayout
 from .belief import DnpBelief
 from .config import Rules
@@ -66,7 +66,28 @@ def _feature_sets() -> dict:
 
         return make
 
-    return {kind: maker(kind) for kind in ("raw", "advice")}
+    return {kind: maker(kind) for kind in ("raw", "advice", "belief")}
+
+
+def _advantage(layout: ObservationLayout, actions: ActionLayout, num_players: int) -> MappingProxyType:
+    """The advantage recipes of a variant (``GameSpec.advantage``), columns of the "belief" feature set:
+    the observation, the tactician's move as a one-hot over the actions, then the belief block.
+
+    ``turn``: at the start of a move (no selection) where something besides turning the hand is legal,
+    may ``tactician`` turn its hand (TURN, dnp's way of passing) instead of its best move, or move
+    instead of turning? The network reads the acting seat, the area, the players' counts, the table's
+    sets and the own hand's values, whether the tactician turns, and the belief block (what each
+    opponent can still hold)."""
+    from .deck import MAX_VALUE
+
+    advice = layout.size
+    belief_width = (num_players - 1) * (actions.num_cards + MAX_VALUE)
+    inputs = ((0, layout.slice("hand_values").stop), (advice + actions.turn, advice + actions.turn + 1),
+              (advice + actions.num_actions, advice + actions.num_actions + belief_width))
+    return MappingProxyType({
+        "turn": AdvantageRecipe(base="tactician", opponents="tactician", action="TURN", features="belief",
+                                gate_column=None, gate_low=0.0, gate_high=0.0, inputs=inputs),
+    })
 
 
 TRAINING_RECIPE = MappingProxyType({
@@ -121,4 +142,5 @@ def game_spec(num_players: int = GAME.default_players, **rules: Any) -> GameSpec
         rules=variant.options(), policy_neutral_rules=("reward", "max_turns"), episode_stats=EPISODE_STATS,
         feature_sets=_feature_sets(), default_features="raw",
         agents=AGENTS, default_opponent="tactician", describe_move=describe_move, terminal_view=terminal_view,
-        hooks=GameHooks(belief=DnpBelief(variant), training_recipe=TRAINING_RECIPE), scene=table_scene)
+        hooks=GameHooks(belief=DnpBelief(variant), advantage=_advantage(layout, actions, variant.num_players),
+                        training_recipe=TRAINING_RECIPE), scene=table_scene)

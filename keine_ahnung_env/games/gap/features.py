@@ -10,8 +10,13 @@
 |                 | + A     | as a one-hot over the A actions. Residual learning: the policy     |
 |                 |         | starts from the strongest heuristic's move and learns where to     |
 |                 |         | differ from it. Needs the legal-action mask.                       |
+| "belief"        | advice  | advice, then what the seat's exact belief (``GapBelief``) says of  |
+|                 | + 198   | each of the 66 cards: the chance that an opponent holds it (66),   |
+|                 |         | that it lies in the draw pile (66), that the next draw takes it    |
+|                 |         | (66). What is left to draw and what the others can still play, as  |
+|                 |         | the roll-out valued advantage recipe reads it.                     |
 
-The hints and the advice are computed from the observation (and the mask) alone (nothing more is
+The hints, the advice and the belief are computed from the observation (and the mask) alone (nothing more is
 seen), so a policy need not learn the gap rule from one-hot colours and numbers before it can play.
 The adviser is reseeded at 0 on every call (its only chance is the tie-break between hand cards of
 equal stars when it hides one), so the advice is a function of the inputs.
@@ -27,10 +32,12 @@ from .agents import PlannerAgent
 from .deck import CARD_COLOUR, CARD_NUMBER, CARD_STARS, NUM_CARDS, NUM_COLOURS
 from .observation import CARD_FEATURES, ObservationLayout
 
-FEATURE_SETS = ("raw", "hints", "advice")
-ADVISERS = {"advice": PlannerAgent}
+FEATURE_SETS = ("raw", "hints", "advice", "belief")
+ADVISERS = {"advice": PlannerAgent, "belief": PlannerAgent}
 """The heuristic whose move each advice set carries."""
 HINT_WIDTH = 3 * NUM_CARDS + 2
+BELIEF_WIDTH = 3 * NUM_CARDS
+"""The belief block: per card, held by an opponent, in the draw pile, taken by the next draw."""
 _COLOUR = CARD_COLOUR.astype(np.int64)
 _NUMBER = CARD_NUMBER.astype(np.int64)
 
@@ -59,6 +66,13 @@ class GapFeatures:
         self.num_actions = NUM_ACTIONS if self._adviser is not None else 0
         """Width of the advice block (the action count; 0 without advice)."""
         self.size += self.num_actions
+        self._belief = None
+        if kind == "belief":
+            from .belief import GapBelief
+            from .config import Rules
+
+            self._belief = GapBelief(Rules.make(num_players, **{"rounds": rounds, **options}))
+            self.size += BELIEF_WIDTH
 
     @property
     def needs_mask(self) -> bool:
@@ -77,7 +91,20 @@ class GapFeatures:
         hints = self._hints(obs, raw)
         if self._adviser is None:
             return hints
-        return np.concatenate([hints, self._advice(obs, action_mask)], axis=1)
+        parts = [hints, self._advice(obs, action_mask)]
+        if self._belief is not None:
+            parts.append(self.belief(obs))
+        return np.concatenate(parts, axis=1)
+
+    def belief(self, obs: np.ndarray) -> np.ndarray:
+        """``[B, 198]`` float32, the belief block of each observation (the module table)."""
+        out = np.zeros((obs.shape[0], BELIEF_WIDTH), np.float32)
+        P = self.layout.num_players
+        for r in range(obs.shape[0]):
+            marginals = self._belief.card_marginals(obs[r])
+            held = sum(marginals[f"hand_seat_{k}"] for k in range(1, P))
+            out[r] = np.concatenate([held, marginals["draw_pile"], marginals["next_draw"]])
+        return out
 
     def _advice(self, obs: np.ndarray, action_mask: np.ndarray | None) -> np.ndarray:
         """[B, A] one-hot of the adviser's move (zeros where no move is legal)."""

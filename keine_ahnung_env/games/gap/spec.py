@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ...game_spec import AgentInfo, EpisodeStats, GameHooks, GameSpec, StatColumn
+from ...game_spec import AdvantageRecipe, AgentInfo, EpisodeStats, GameHooks, GameSpec, StatColumn
 from .actions import ACTION_PASS, NUM_ACTIONS, Phase, action_name
 from .belief import GapBelief
 from .config import Rules
@@ -116,7 +116,32 @@ def _feature_sets(rounds: int) -> dict:
 
         return make
 
-    return {kind: maker(kind) for kind in ("raw", "hints", "advice")}
+    return {kind: maker(kind) for kind in ("raw", "hints", "advice", "belief")}
+
+
+def _advantage(layout: ObservationLayout) -> MappingProxyType:
+    """The advantage recipes of a variant (``GameSpec.advantage``), columns of the "belief" feature set:
+    the observation, the hints (``features.HINT_WIDTH``), the planner's move as a one-hot over the
+    actions, then the belief block (``features.BELIEF_WIDTH``).
+
+    ``pass``: at a play decision where a card can be played, may ``planner`` pass (take the top draw
+    card) instead of its best play, or play instead of passing? The network reads the hand, the tops,
+    the sizes, table and scores, the hints, whether the planner passes, and the belief block (what is
+    left to draw, what the others can still hold)."""
+    from .features import BELIEF_WIDTH, HINT_WIDTH
+
+    O = layout.size
+    advice = O + HINT_WIDTH
+    belief = advice + NUM_ACTIONS
+    inputs = ((layout.slice("hand").start, layout.slice("hand").stop),
+              (layout.slice("pile_tops").start, layout.slice("pile_tops").stop),
+              (layout.slice("hand_sizes").start, layout.slice("scores").stop),
+              (O, O + HINT_WIDTH), (advice + ACTION_PASS, advice + ACTION_PASS + 1),
+              (belief, belief + BELIEF_WIDTH))
+    return MappingProxyType({
+        "pass": AdvantageRecipe(base="planner", opponents="planner", action="PASS", features="belief",
+                                gate_column=None, gate_low=0.0, gate_high=0.0, inputs=inputs),
+    })
 
 
 def game_spec(num_players: int = GAME.default_players, **rules: Any) -> GameSpec:
@@ -148,6 +173,6 @@ def game_spec(num_players: int = GAME.default_players, **rules: Any) -> GameSpec
         agents=AGENTS,
         default_opponent="gap_hunter",
         describe_move=describe_move, terminal_view=terminal_view,
-        hooks=GameHooks(belief=GapBelief(variant), training_recipe=TRAINING_RECIPE),
+        hooks=GameHooks(belief=GapBelief(variant), advantage=_advantage(layout), training_recipe=TRAINING_RECIPE),
         scene=table_scene,
     )
