@@ -3,8 +3,9 @@
     python -m training.search --players 4 --games 2000 --playouts 48 --trophies-left 4 --seed 0
 
 A :class:`RolloutPlanner` plays one seat (rotating between games) against ``players - 1`` copies of
-the roll-out agent (default ``counter``). At each of its decisions in the end game (at most
-``--trophies-left`` trophies left in Keine Ahnung; the game's ``SearchHooks.remaining``) it
+the roll-out agent (default: the opponents of the game's first advantage recipe, its strongest heuristic;
+Keine Ahnung's ``counter``). At each of its decisions in the end game (the game's
+``SearchHooks.remaining`` at most ``--trophies-left``: trophies left in Keine Ahnung) it
 
 1. lists the distinct moves (``SearchHooks.candidate_moves``; Keine Ahnung: call, reveal an unknown
    card (they are alike), each known fitting card, one known misfit (a safe way to end the turn), a
@@ -33,6 +34,7 @@ from typing import Sequence
 
 import numpy as np
 
+from agents.ismcts import default_rollout
 from keine_ahnung_env import registry
 from keine_ahnung_env.cli import write_json_file
 from keine_ahnung_env.game_spec import GameSpec, SearchHooks
@@ -61,13 +63,14 @@ class Args:
     4). The planner takes one seat, rotating between games"""
     games: int = 400
     """games to play"""
-    rollout_agent: str = "counter"
-    """agents.make spec of the opponents and of every seat in the roll-outs"""
+    rollout_agent: str = ""
+    """agents.make spec of the opponents and of every seat in the roll-outs ("": the opponents of the game's
+    first advantage recipe, its strongest heuristic: counter for keine_ahnung_v0)"""
     playouts: int = 48
     """determinizations per decision (each candidate move is played in all of them)"""
     trophies_left: int = 4
-    """search only while at most this many trophies are left (the end game; 12 = the whole game): the
-    game's ``SearchHooks.remaining``"""
+    """search only while the game's ``SearchHooks.remaining`` is at most this (its own unit; keine_ahnung_v0:
+    trophies left, 12 = the whole game)"""
     margin: float = 1.0
     """standard errors of the paired difference a move needs over the roll-out agent's own move"""
     batch_size: int = 128
@@ -229,8 +232,8 @@ def main(argv: list[str] | None = None) -> dict:
         check_number("--margin", args.margin, 0.0, allowed="a non-negative number (standard errors)")
         check_seed(args.seed)
         check_json_path(args.json)
-        _, rules = check_variant(game, players, args.rules)
-        args = dataclasses.replace(args, players=players)
+        spec, rules = check_variant(game, players, args.rules)
+        args = dataclasses.replace(args, players=players, rollout_agent=args.rollout_agent or default_rollout(spec))
         opponent = make_agent("--rollout-agent", args.rollout_agent, game=args.env, seed=args.seed + 1,
                               num_players=args.players, rules=rules)
         rollout = make_agent("--rollout-agent", args.rollout_agent, game=args.env, seed=args.seed + 2,
@@ -252,7 +255,7 @@ def main(argv: list[str] | None = None) -> dict:
                "fair_share": 1.0 / args.players, "searches": planner.searches, "changed": planner.changed,
                "median_standard_error": float(np.median(planner.standard_errors)) if planner.standard_errors else None,
                "seconds": time.time() - started}
-    print(f"planner ({args.rollout_agent} roll-outs, {args.playouts} playouts, last {args.trophies_left} trophies) vs "
+    print(f"planner ({args.rollout_agent} roll-outs, {args.playouts} playouts, remaining <= {args.trophies_left}) vs "
           f"{args.players - 1} x {args.rollout_agent}: {100 * summary['win_rate']:.1f}% "
           f"[{100 * low:.1f}, {100 * high:.1f}] of {shares.size} games (fair {100 / args.players:.0f}%); "
           f"{planner.changed} of {planner.searches} searched moves changed (median standard error of a move's "
