@@ -748,3 +748,14 @@ def make_gap_learned_4p_agent(**kwargs: Any) -> PPOAgent:
 def make_dnp_learned_4p_agent(**kwargs: Any) -> PPOAgent:
     """``agents.make("dnp_learned_4p", game="dnp_v0")``: :data:`DNP_LEARNED_CHECKPOINT` as an agent."""
     return _shipped_agent(DNP_LEARNED_CHECKPOINT, "dnp_learned_4p", **kwargs)
+
+
+def recipe_checkpoint(game: str, num_players: int) -> Path:
+    """The shipped checkpoint of ``game``'s default training recipe at ``num_players`` players
+    (``agents/checkpoints/<game>_<P>p_recipe.zip``, training seed 0; figures: docs/results.md)."""
+    return Path(__file__).parent / "checkpoints" / f"{game}_{num_players}p_recipe.zip"
+
+
+def make_gap_learned_2p_agent(**kwargs: Any) -> PPOAgent:
+    """``agents.make("gap_learned_2p", game="gap_v0")``: the gap recipe's 2-player checkpoint."""
+    return _shipped_agent(recipe_checkpoint("gap_v0", 2), "gap_learned_2p", **kwargs)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import agents
-from keine_ahnung_env import keine_ahnung_v0
+from keine_ahnung_env import keine_ahnung_v0, registry
 from keine_ahnung_env.cli import UsageError
 from training import benchmark_agents as bench
 from training.tournament import play_tournament
@@ -266,6 +266,34 @@ def test_line_ups_come_from_the_game():
     assert [label for label, _ in bench.protocol_lineups("keine_ahnung_v0", 2)] == ["counter", "greedy"]
     assert bench.generic_lineups(["a", "b"], 4) == [("a", ("a",) * 3), ("b", ("b",) * 3), ("mixed", ("a", "b", "a"))]
     assert bench.STANDARD_GAMES % 60 == 0  # whole deals at every table size 2-5
+
+
+@pytest.mark.parametrize("game,heuristics", [("gap_v0", ["gap_hunter", "planner"]), ("dnp_v0", ["shedder", "tactician"])])
+def test_the_gap_game_and_dnp_have_a_learned_line_up_of_their_shipped_agent_whose_names_resolve(game, heuristics):
+    assert bench.protocol_version(game) == 2 and bench.protocol_version("keine_ahnung_v0") == bench.PROTOCOL_VERSION
+    shipped = registry.game(game).shipped
+    assert set(bench.LEARNED_LINEUPS[game]) == {p for p, roles in shipped.items() if "learned" in roles}
+    for players in registry.game(game).players:
+        lineups = bench.protocol_lineups(game, players)
+        preset = bench.LEARNED_LINEUPS[game].get(players)
+        expected = heuristics + (["mixed"] if players >= 3 else []) + ([preset] if preset else [])
+        assert [label for label, _ in lineups] == expected
+        if preset:
+            # The line-up names the agent that ``learned`` stands for at this size, by its preset name.
+            assert preset == agents.shipped_preset("learned", game, players)
+            assert lineups[-1] == (preset, (preset,) * (players - 1))
+        for spec in bench.reference_pool(lineups):
+            agent = agents.make(spec, game=game, num_players=players, seed=0)
+            assert agent is not None
+            if spec == preset:
+                assert agent.name == preset and agent.info.num_players == players and agent.info.game == game
+
+
+def test_a_result_of_another_protocol_version_for_its_game_is_refused(tmp_path):
+    path = tmp_path / "gap.json"
+    path.write_text(json.dumps({"format": bench.FORMAT, "protocol_version": 1, "env": "gap_v0", "runs": []}))
+    with pytest.raises(ValueError, match="protocol version 1; this command merges version 2 only for gap_v0"):
+        bench.read_result(path)
 
 
 # ------------------------------------------------------------------------------------ processes

@@ -14,6 +14,12 @@ from keine_ahnung_env.game_declaration import GameDeclaration
 from training import evaluate
 
 
+LEARNED_SIZES = {"gap_v0": (2, 4), "dnp_v0": (4,)}
+"""The table sizes at which the gap game and dnp ship a learned agent (their default recipe's checkpoint)."""
+LEARNED_CASES = [(game, module, p) for game, module in (("gap_v0", gap_v0), ("dnp_v0", dnp_v0))
+                 for p in LEARNED_SIZES[game]]
+
+
 def test_every_declared_shipped_agent_is_a_preset_of_its_game_at_a_size_it_seats():
     for name in registry.games():
         entry = registry.game(name)
@@ -23,8 +29,8 @@ def test_every_declared_shipped_agent_is_a_preset_of_its_game_at_a_size_it_seats
                 assert role in agents.SHIPPED_ROLES and preset in entry.presets
                 assert agents.shipped_preset(role, name, num_players) == preset
     assert registry.game("keine_ahnung_v0").shipped == {4: {"learned": "advantage_4p", "search": "ismcts_4p"}}
-    assert registry.game("gap_v0").shipped == {4: {"learned": "gap_learned_4p"}}
-    assert registry.game("dnp_v0").shipped == {4: {"learned": "dnp_learned_4p"}}
+    assert registry.game("gap_v0").shipped == {p: {"learned": f"gap_learned_{p}p"} for p in LEARNED_SIZES["gap_v0"]}
+    assert registry.game("dnp_v0").shipped == {p: {"learned": f"dnp_learned_{p}p"} for p in LEARNED_SIZES["dnp_v0"]}
 
 
 def test_a_declaration_naming_a_missing_preset_or_size_is_refused():
@@ -52,14 +58,15 @@ def test_keine_ahnung_learned_plays_as_advantage_4p_and_search_is_ismcts_4p():
     assert "advantage_4p at 4 players" in agents.describe("keine_ahnung_v0")["learned"]
 
 
-@pytest.mark.parametrize("game,module,preset", [("gap_v0", gap_v0, "gap_learned_4p"),
-                                                ("dnp_v0", dnp_v0, "dnp_learned_4p")])
-def test_learned_of_gap_and_dnp_is_the_shipped_recipe_checkpoint_and_plays_legal_moves(game, module, preset):
-    agent = agents.make("learned", game=game, num_players=4, seed=0)
-    assert agent.name == preset and agent.info.game == game and agent.info.num_players == 4
-    assert agents.make("learned", game=game, seed=0).name == preset  # the game's default table size
+@pytest.mark.parametrize("game,module,num_players", LEARNED_CASES)
+def test_learned_of_gap_and_dnp_is_the_shipped_recipe_checkpoint_and_plays_legal_moves(game, module, num_players):
+    preset = f"{game.split('_')[0]}_learned_{num_players}p"
+    agent = agents.make("learned", game=game, num_players=num_players, seed=0)
+    assert agent.name == preset and agent.info.game == game and agent.info.num_players == num_players
+    assert agent.info.features == "advice"
+    assert agents.make("learned", game=game, seed=0).name == f"{game.split('_')[0]}_learned_4p"  # the default size
     assert preset in agents.available(game)
-    env = module.vector_env(8, 4, seed=11, autoreset=True)
+    env = module.vector_env(8, num_players, seed=11, autoreset=True)
     result = env.reset()
     rng = np.random.default_rng(0)
     for _ in range(20):
@@ -70,12 +77,16 @@ def test_learned_of_gap_and_dnp_is_the_shipped_recipe_checkpoint_and_plays_legal
         result = env.step(np.where(rng.random(8) < 0.5, actions, legal))
 
 
+def _learned_sizes(game: str) -> str:
+    return ", ".join(f"learned at {p} players" for p in LEARNED_SIZES[game])
+
+
 @pytest.mark.parametrize("role,game,num_players,message", [
-    ("search", "gap_v0", 4, "no shipped 'search' agent for gap_v0 at 4 players; shipped: learned at 4 players"),
-    ("search", "dnp_v0", None, "no shipped 'search' agent for dnp_v0 at 4 players; shipped: learned at 4 players"),
+    ("search", "gap_v0", 4, f"no shipped 'search' agent for gap_v0 at 4 players; shipped: {_learned_sizes('gap_v0')}"),
+    ("search", "dnp_v0", None, f"no shipped 'search' agent for dnp_v0 at 4 players; shipped: {_learned_sizes('dnp_v0')}"),
     ("learned", "keine_ahnung_v0", 3,
      "no shipped 'learned' agent for keine_ahnung_v0 at 3 players; shipped: learned at 4 players, search at 4 players"),
-    ("learned", "gap_v0", 2, "no shipped 'learned' agent for gap_v0 at 2 players"),
+    ("learned", "gap_v0", 6, f"no shipped 'learned' agent for gap_v0 at 6 players; shipped: {_learned_sizes('gap_v0')}"),
 ])
 def test_a_game_or_size_without_the_agent_is_refused_naming_what_exists(role, game, num_players, message):
     with pytest.raises(ValueError) as exc:
@@ -83,17 +94,31 @@ def test_a_game_or_size_without_the_agent_is_refused_naming_what_exists(role, ga
     assert message in str(exc.value)
 
 
-def test_evaluate_passes_its_player_count_to_the_shipped_name(tmp_path):
-    out = tmp_path / "gap.json"
-    evaluate.main(["--env", "gap_v0", "--players", "4", "--agents", "learned,planner,planner,planner",
-                   "--games", "8", "--seed", "1", "--json", str(out), "--no-progress"])
+@pytest.mark.parametrize("game,module,num_players", LEARNED_CASES)
+def test_a_shipped_preset_at_another_table_size_is_refused_naming_its_own(game, module, num_players):
+    preset = f"{game.split('_')[0]}_learned_{num_players}p"
+    other = 3 if num_players == 2 else 2
+    with pytest.raises(ValueError, match=f"was trained for {num_players} players, not {other}"):
+        agents.make(preset, game=game, num_players=other)
+
+
+BEST_HEURISTIC = {"gap_v0": "planner", "dnp_v0": "tactician"}
+
+
+@pytest.mark.parametrize("game,module,num_players", LEARNED_CASES)
+def test_evaluate_passes_its_player_count_to_the_shipped_name(tmp_path, game, module, num_players):
+    out = tmp_path / "result.json"
+    heuristic = BEST_HEURISTIC[game]
+    evaluate.main(["--env", game, "--players", str(num_players),
+                   "--agents", ",".join(["learned"] + [heuristic] * (num_players - 1)),
+                   "--games", str(2 * num_players), "--seed", "1", "--json", str(out), "--no-progress"])
     data = json.loads(out.read_text())
-    assert data["players"] == 4 and data["games"] == 8
-    assert [a["name"] for a in data["agents"]] == ["learned", "planner", "planner#2", "planner#3"]
+    assert data["players"] == num_players and data["games"] == 2 * num_players
+    assert [a["name"] for a in data["agents"]] == ["learned", heuristic] + [f"{heuristic}#{i}" for i in range(2, num_players)]
 
 
 def test_evaluate_refuses_a_shipped_name_at_a_size_without_one(capsys):
     with pytest.raises(SystemExit) as exc:
-        evaluate.main(["--env", "gap_v0", "--players", "3", "--agents", "learned,planner,planner", "--games", "2"])
+        evaluate.main(["--env", "keine_ahnung_v0", "--players", "3", "--agents", "learned,counter,counter", "--games", "3"])
     assert exc.value.code == 2
-    assert "no shipped 'learned' agent for gap_v0 at 3 players" in capsys.readouterr().err
+    assert "no shipped 'learned' agent for keine_ahnung_v0 at 3 players" in capsys.readouterr().err

@@ -7,7 +7,8 @@ The protocol (version :data:`PROTOCOL_VERSION`), per game and player count P: ea
 against fixed line-ups of P - 1 opponents (:func:`protocol_lineups`; Keine Ahnung: P - 1 x
 ``counter``, P - 1 x ``greedy``, a mixed table from 3 players, 3 x ``ppo_4p_v1`` at 4 players
 (the learned agent the protocol was defined with, named by its version so that results stay
-comparable; some result files label it ``ppo_4p``); another game: one table per heuristic agent it ships and a mixed one). Each line-up is a
+comparable; some result files label it ``ppo_4p``); another game: one table per heuristic agent it ships, a mixed one
+and, where :data:`LEARNED_LINEUPS` names one, P - 1 copies of the game's learned agent). Each line-up is a
 seat-rotated tournament (``training/tournament.py``: the agent sits in every seat equally often and
 every rotation meets the same deals) of :data:`STANDARD_GAMES` games in batches of
 :data:`BATCH_SIZE`, on the published seed of that line-up (:func:`lineup_seed` from
@@ -62,7 +63,11 @@ from .cli import make_agent
 from .tournament import AgentResult, TournamentResult, _report_rules, play_tournament
 
 PROTOCOL_VERSION = 1
-"""The protocol's version: results of different versions are never merged (``--compare`` refuses)."""
+"""The protocol's version for a game :data:`GAME_PROTOCOL_VERSIONS` does not list: results of different
+versions are never merged (``--compare`` refuses)."""
+GAME_PROTOCOL_VERSIONS: dict[str, int] = {"gap_v0": 2, "dnp_v0": 2}
+"""The protocol's version per game whose line-ups changed since version 1 (the gap game and dnp:
+version 2 adds the learned line-up of :data:`LEARNED_LINEUPS`); :func:`protocol_version` reads it."""
 FORMAT = "keine_ahnung_env.benchmark_agents"
 """The ``format`` field of a result file."""
 STANDARD_GAMES = 600
@@ -92,6 +97,21 @@ def _keine_ahnung_lineups(players: int) -> list[tuple[str, tuple[str, ...]]]:
         # ppo_4p_v1): the protocol's opponents never change within its version.
         out.append(("ppo_4p_v1", ("ppo_4p_v1",) * n))
     return out
+
+
+LEARNED_LINEUPS: dict[str, dict[int, str]] = {
+    "gap_v0": {2: "gap_learned_2p", 4: "gap_learned_4p"},
+    "dnp_v0": {4: "dnp_learned_4p"},
+}
+"""The learned line-up of a game other than Keine Ahnung, by player count: P - 1 copies of the preset
+named here (the game's shipped ``learned`` agent at that size when the game's protocol version was set;
+named by preset rather than ``learned`` so that the protocol's opponents never change within its
+version), after the line-ups of the game's heuristics."""
+
+
+def protocol_version(env: str) -> int:
+    """The protocol's version for ``env`` (:data:`GAME_PROTOCOL_VERSIONS`, else :data:`PROTOCOL_VERSION`)."""
+    return GAME_PROTOCOL_VERSIONS.get(env, PROTOCOL_VERSION)
 
 
 LINEUPS: dict[str, Callable[[int], list[tuple[str, tuple[str, ...]]]]] = {
@@ -124,6 +144,9 @@ def protocol_lineups(env: str, players: int, rules: dict[str, Any] | None = None
         table = list(dict(custom).items())
     else:
         table = generic_lineups(list(spec.agents), players)
+    learned = LEARNED_LINEUPS.get(env, {}).get(players)
+    if learned is not None:
+        table = [*table, (learned, (learned,) * (players - 1))]
     out = []
     for label, opponents in table:
         opponents = tuple(opponents)
@@ -309,7 +332,7 @@ def run_protocol(env: str, players: Sequence[int], agent_specs: Sequence[str], r
             "columns": _columns(spec), "agents": agents_out,
         })
     return _plain({
-        "format": FORMAT, "protocol_version": PROTOCOL_VERSION, "standard": standard,
+        "format": FORMAT, "protocol_version": protocol_version(env), "standard": standard,
         "not_standard_because": [] if standard else
         ([f"{games} games per line-up (the standard is {STANDARD_GAMES})"] if games != STANDARD_GAMES else [])
         + ([f"rules options {rules} (not the game's defaults)"] if other_rules else []),
@@ -411,10 +434,11 @@ def read_result(path: str | Path) -> dict[str, Any]:
         raise ValueError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path}: not a result of training.benchmark_agents (its format field is not {FORMAT!r})")
-    version = data.get("protocol_version")
-    if version != PROTOCOL_VERSION:
-        raise ValueError(f"{path}: protocol version {version!r}; this command merges version {PROTOCOL_VERSION} only "
-                         "(benchmark the agent again with this version)")
+    version, env = data.get("protocol_version"), data.get("env")
+    expected = protocol_version(env) if isinstance(env, str) else PROTOCOL_VERSION
+    if version != expected:
+        raise ValueError(f"{path}: protocol version {version!r}; this command merges version {expected} only "
+                         f"for {env} (benchmark the agent again with this version)")
     try:
         for run in data["runs"]:
             for agent in run["agents"]:
@@ -440,7 +464,8 @@ EXAMPLES = (
 
 
 def build_parser() -> Parser:
-    parser = Parser(PROG, description=__doc__.split("\n\n")[0] + f" (protocol version {PROTOCOL_VERSION})",
+    parser = Parser(PROG, description=__doc__.split("\n\n")[0] + f" (protocol version {PROTOCOL_VERSION}; "
+                    + ", ".join(f"{game}: {v}" for game, v in GAME_PROTOCOL_VERSIONS.items()) + ")",
                     examples=EXAMPLES)
     add_env(parser)
     parser.add_argument("--players", nargs="+", default=None, metavar="N",

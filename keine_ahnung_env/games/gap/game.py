@@ -8,6 +8,8 @@ from ...game_declaration import GameDeclaration
 from ...game_spec import AgentInfo
 
 PRESETS = {
+    "gap_learned_2p": AgentInfo("agents.ppo:make_gap_learned_2p_agent",
+                                description="the default training recipe's 2-player agent, level with planner (docs/results.md)"),
     "gap_learned_4p": AgentInfo("agents.ppo:make_gap_learned_4p_agent",
                                 description="the default training recipe's 4-player agent, level with planner (docs/results.md)"),
 }
@@ -26,5 +28,5 @@ GAME = GameDeclaration(
     module="keine_ahnung_env.gap_v0",
     status="stable",
     presets=PRESETS,
-    shipped={4: {"learned": "gap_learned_4p"}},
+    shipped={2: {"learned": "gap_learned_2p"}, 4: {"learned": "gap_learned_4p"}},
 )
