@@ -285,6 +285,19 @@ def test_the_gap_game_and_dnp_label_and_play_their_recipes(game, tmp_path):
         assert mask[np.arange(live.size), moves].all()
         core.step(np.bincount(live, moves, core.num_envs).astype(np.int64), active=~core.done)
     assert agent.decisions > 0
+    # The belief block: the chances that the opponents hold the cards add up to the hand sizes they show
+    # (and, in the gap game, the chances of the draw pile to its size).
+    live = np.flatnonzero(~core.done)
+    obs, mask = core.observe(core.current[live], games=live), core.legal_mask[live]
+    features = spec.features("belief")
+    block = features(obs, mask)[:, features.size - (198 if game == "gap_v0" else 150):]
+    layout = spec.belief.layout
+    if game == "gap_v0":
+        np.testing.assert_allclose(block[:, :66].sum(1), obs[:, layout.slice("hand_sizes")][:, 1:].sum(1), atol=1e-4)
+        np.testing.assert_allclose(block[:, 66:132].sum(1), obs[:, layout.slice("table")][:, 0], atol=1e-4)
+    else:
+        held = block[:, :120].reshape(-1, 3, 40).sum(2)
+        np.testing.assert_allclose(held, obs[:, layout.slice("players")].reshape(-1, 4, 4)[:, 1:, 0], atol=1e-4)
     with pytest.raises(ValueError, match=rf"no action named 'CALL' in {game}"):
         agents.make("ismcts", game=game, when="CALL")
     assert heuristic.name == recipe.base
