@@ -90,8 +90,9 @@ class SearchAgent:
         """``playouts``: sampled states per distinct move (an integer >= 2); ``rollout``: the agent spec
         (``agents.make``) that plays every seat after the searched move, and whose own move is the
         default (None: :func:`default_rollout`, the opponents of the game's first advantage recipe,
-        else the game's ``GameSpec.default_opponent``); ``margin``: standard errors of the paired difference a move needs over the
-        roll-out agent's move (a non-negative number; 0: the best mean wins); ``when``: ``"all"`` (search
+        else the game's ``GameSpec.default_opponent``); ``margin``: standard errors of the paired
+        difference a move needs over the roll-out agent's move (a non-negative number; 0: the best mean
+        wins); ``when``: ``"all"`` (search
         every decision with more than one distinct move) or action names joined by ``+`` (e.g.
         ``"CALL"``: search only decisions where one of them is legal); ``screen``: states per move of a
         first look (0: none), after which only decisions where another move does at least as well as

@@ -43,9 +43,9 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.advantage import advantage_recipe
 from agents.base import play_seats
 from keine_ahnung_env import registry
-from agents.advantage import advantage_recipe
 
 from .cli import (check_device, check_env, check_int, check_number, check_players, check_positive, check_seed,
                   check_variant, parse_dataclass, parse_net_arch, resolve_device, run_command, usage_error, user_errors)
