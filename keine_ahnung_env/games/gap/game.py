@@ -9,7 +9,7 @@ from ...game_spec import AgentInfo
 
 PRESETS = {
     "gap_learned_2p": AgentInfo("agents.ppo:make_gap_learned_2p_agent",
-                                description="the default training recipe's 2-player agent, level with planner (docs/results.md)"),
+                                description="the default training recipe's 2-player agent (docs/results.md)"),
     "gap_learned_4p": AgentInfo("agents.ppo:make_gap_learned_4p_agent",
                                 description="the default training recipe's 4-player agent, level with planner (docs/results.md)"),
 }
