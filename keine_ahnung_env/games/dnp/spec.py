@@ -75,7 +75,8 @@ def _advantage(layout: ObservationLayout, actions: ActionLayout, num_players: in
 
     ``turn``: at the start of a move (no selection) where something besides turning the hand is legal,
     may ``tactician`` turn its hand (TURN, dnp's way of passing) instead of its best move, or move
-    instead of turning? The network reads the acting seat, the area, the players' counts, the table's
+    instead of turning? Where its best other move is taking a set (which it never chooses: with nothing
+    else to play, its fallback takes one at random) the tactician decides. The network reads the acting seat, the area, the players' counts, the table's
     sets and the own hand's values, whether the tactician turns, and the belief block (what each
     opponent can still hold)."""
     from .deck import MAX_VALUE
@@ -86,7 +87,8 @@ def _advantage(layout: ObservationLayout, actions: ActionLayout, num_players: in
               (advice + actions.num_actions, advice + actions.num_actions + belief_width))
     return MappingProxyType({
         "turn": AdvantageRecipe(base="tactician", opponents="tactician", action="TURN", features="belief",
-                                gate_column=None, gate_low=0.0, gate_high=0.0, inputs=inputs),
+                                gate_column=None, gate_low=0.0, gate_high=0.0, inputs=inputs,
+                                other_not=tuple(name for name in actions.names() if name.startswith("TAKE_"))),
     })
 
 
