@@ -21,10 +21,12 @@ are a uniform draw from their pools), so they test the arithmetic, not the assum
 
 **Real play (``--real``).** The assumption meets real outcomes: ``counter`` in every seat, a call forced
 with probability ``--force`` (0.3) wherever it is legal, and every call (forced or chosen) recorded with
-the model's probability on the caller's observation and whether the caller's trophy count went up
-(``calibration.play_forced_calls``). Per player count and memory mode: the reliability table (calls,
-mean predicted, observed, the observed rate's exact Poisson-binomial interval at 99% Bonferroni over
-the table's bins, inside or not) and the Brier score, beside the Brier score of the one-pool model of
+the model's value on the caller's observation (with ``memory="none"`` the value calibrated among
+``counter`` players) and whether the caller's trophy count went up (``play_forced_calls`` of
+``benchmarks/calibration.py``, the documented check on 1,000,000 calls per variant; this mode plays a
+number of games, 1,024 at a time). Per player count and memory mode: the reliability table (calls,
+mean predicted, observed, the observed rate's Poisson-binomial interval at 99% Bonferroni over the
+table's bins, inside or not) and the Brier score, beside the Brier score of the one-pool model of
 observation version 1. Exits with status 1 when a bin falls outside its interval.
 """
 
@@ -96,10 +98,10 @@ def real_play(players=(2, 3, 4, 5), memories=("perfect", "none"), games: int = 4
     for P in players:
         for memory in memories:
             start = time.time()
-            run = calibration.play_forced_calls(P, memory, games=games, force=force, seed=seed + P)
+            run = calibration.play_forced_calls(P, memory, games=games, force=force, seed=seed + P, num_envs=1024)
             rows, brier = calibration.reliability_table(run.predicted, run.success)
             _, brier_v1 = calibration.reliability_table(run.predicted_v1, run.success)
-            differ = np.abs(run.predicted - run.predicted_v1) > 1e-9
+            differ = np.abs(run.raw - run.predicted_v1) > 1e-9
             figures = {"players": P, "memory": memory, "games": run.games, "calls": int(run.predicted.size),
                        "forced": int(run.forced.sum()), "brier": brier, "brier_one_pool": brier_v1,
                        "calls_models_differ": int(differ.sum()), "rows": rows,
@@ -119,13 +121,14 @@ def real_play(players=(2, 3, 4, 5), memories=("perfect", "none"), games: int = 4
                 if differ.any():
                     print(f"One-pool model (observation version 1): Brier {brier_v1:.4f}; it differs from the exact "
                           f"model on {int(differ.sum())} calls (mean |difference| "
-                          f"{np.abs(run.predicted - run.predicted_v1)[differ].mean():.3f}), where the exact model's "
-                          f"mean is {run.predicted[differ].mean():.3f}, the one-pool model's "
+                          f"{np.abs(run.raw - run.predicted_v1)[differ].mean():.3f}), where the exact model's "
+                          f"mean is {run.raw[differ].mean():.3f}, the one-pool model's "
                           f"{run.predicted_v1[differ].mean():.3f} and the observed rate {run.success[differ].mean():.3f}"
-                          f"; Brier there {np.mean((run.predicted[differ] - run.success[differ]) ** 2):.4f} against "
+                          f"; Brier there {np.mean((run.raw[differ] - run.success[differ]) ** 2):.4f} against "
                           f"{np.mean((run.predicted_v1[differ] - run.success[differ]) ** 2):.4f}.")
                 else:
-                    print(f"One-pool model (observation version 1): identical on every call (Brier {brier_v1:.4f}).")
+                    print(f"One-pool model (observation version 1): the pool model's value before any calibration "
+                          f"curve, on every call (Brier {brier_v1:.4f}).")
                 bad = figures["misread_bins_outside"]
                 print(f"Calls that won the last trophy: {figures['ended']} (every one a success). Read as failures (what "
                       f"a reader of the core after an autoreset sees: the next game's trophy count) they put "

@@ -290,7 +290,7 @@ class GreedyAgent(KeineAhnungAgent):
         slot_legal = mask[:, :SLOTS]
         can_call = mask[:, ACTION_CALL]
         known_fit = slot_legal & known & (fits > 0)
-        p = batch_call_success_probability(None, self.tables, view=view)
+        p = batch_call_success_probability(None, self.tables, view=view, among=None)  # thresholds tuned on this value
         p = np.nan_to_num(p, nan=0.0)
         reveal_unknown = slot_legal & unknown
         out = np.where(slot_legal.any(1), self._pick(np.zeros(slot_legal.shape), slot_legal), ACTION_CALL)

@@ -23,6 +23,23 @@ after a reshuffle: a card dealt before it comes from the old shuffle's leftovers
 pile of seen cards; ``docs/keine_ahnung.md`` ("Beliefs") has the measurements. Version-1
 observations (old checkpoints) still decode and get the one-pool formula.
 
+**The forgetful seat's value.** With ``memory="none"`` the one-pool value is exact only for a seat that
+assumes nothing about how play went, and real play is not that uniform: the cards left face down in
+layouts are often misfits revealed earlier and forgotten, and covered discards fitted what lies on
+them. Among real players calls succeed more often than the one-pool value says (about 1-2 points in
+most bins at 4 players). So with ``memory="none"`` :func:`batch_call_success_probability` returns, for
+the observer (seat 0), the one-pool value mapped through a calibration curve fitted on real forced
+calls among players of a stated policy (``among="counter"``, the default and the only curve shipped),
+one curve per table size: an isotonic (pool-adjacent-violators) regression of success on the one-pool
+value, stored as knots with linear interpolation in ``memory_none_calibration.json`` beside this
+module (plain JSON; the file records the policy, seeds, calls and command of its fit). A one-pool
+value of exactly 0 or 1 is certain and stays so. ``among=None`` gives the one-pool value itself; an
+opponent's value (seat > 0) is always the one-pool value. The curve belongs to its policy: among other
+players the forgetful seat's right belief differs (``docs/results.md``, "Calibration", measures it).
+The observation cannot always tell the memory mode (early in a game both modes show the same vector),
+so the caller names it: ``memory="perfect"`` (the default) or ``memory="none"``. The heuristic agents
+pass ``among=None`` (their thresholds were tuned on the one-pool value).
+
 Meaning outside a legal call: the value is computed for the table as it is *now* whatever the phase
 or the seat to act (it answers "if this seat called against these tops"). It is the probability of a
 legal call only in phase MAIN for the acting seat (``call_is_legal``). For a finished game
@@ -38,7 +55,9 @@ engine by re-dealing the hidden cards of a game state (within their pools) and r
 from __future__ import annotations
 
 import dataclasses
+import json
 from fractions import Fraction
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -54,7 +73,7 @@ __all__ = [
     "call_success_probability", "batch_call_success_probability", "exact_call_success_probability",
     "unknown_fit_probability", "expected_trophy_value", "expected_call_value", "monte_carlo_call_success",
     "binomial_interval_contains", "wilson_interval", "collect_call_states", "face_fit_counts", "all_good_probability",
-    "pool_all_good_probability",
+    "pool_all_good_probability", "calibrated_call_probability", "memory_none_calibration", "CALIBRATION_FILE",
 ]
 
 SLOT_EMPTY, SLOT_UNKNOWN, SLOT_KNOWN = 0, 1, 2
@@ -256,23 +275,89 @@ def all_good_probability(g: np.ndarray, n: np.ndarray, u: np.ndarray) -> np.ndar
     return out
 
 
+MEMORY_MODES = ("perfect", "none")
+CALIBRATION_FILE = Path(__file__).with_name("memory_none_calibration.json")
+"""The memory-none calibration curves (plain JSON, read with ``json.load``; never code)."""
+_CURVES: dict | None = None
+
+
+def _calibration_data() -> dict:
+    global _CURVES
+    if _CURVES is None:
+        with open(CALIBRATION_FILE, encoding="utf-8") as f:
+            _CURVES = json.load(f)
+    return _CURVES
+
+
+def memory_none_calibration(num_players: int, among: str = "counter") -> tuple[np.ndarray, np.ndarray]:
+    """The memory-none calibration curve of a table size among players of policy ``among``: knots
+    ``(x, y)`` (one-pool value, calibrated value; x increasing, y non-decreasing, both in (0, 1)),
+    interpolated linearly and held constant beyond the end knots. Raises ValueError for a policy or
+    table size without a curve (the error lists those there are)."""
+    data = _calibration_data()
+    curves = data["curves"]
+    if among not in curves:
+        raise ValueError(f"among={among!r}; allowed: None (the one-pool value) or a policy with a fitted curve: "
+                         f"{', '.join(map(repr, sorted(curves)))}")
+    by_players = curves[among]
+    if str(num_players) not in by_players:
+        raise ValueError(f"no memory-none calibration curve for {num_players} players among {among!r}; "
+                         f"fitted: {sorted(int(k) for k in by_players)} players")
+    curve = by_players[str(num_players)]
+    return np.asarray(curve["x"], np.float64), np.asarray(curve["y"], np.float64)
+
+
+def calibrated_call_probability(raw: np.ndarray, num_players: int, memory: str = "none",
+                                among: str | None = "counter") -> np.ndarray:
+    """The call-success value a seat should hold given the value ``raw`` of the pool model (the
+    module docstring): with ``memory="perfect"`` or ``among=None`` the value itself; with
+    ``memory="none"`` its image under the table size's calibration curve (exactly 0 and 1 stay, NaN
+    stays NaN)."""
+    if memory not in MEMORY_MODES:
+        raise ValueError(f"memory={memory!r}; allowed: {', '.join(map(repr, MEMORY_MODES))}")
+    p = np.asarray(raw, np.float64)
+    if memory == "perfect" or among is None:
+        return p
+    x, y = memory_none_calibration(num_players, among)
+    out = np.interp(p, x, y)
+    out = np.where(p <= 0.0, 0.0, np.where(p >= 1.0, 1.0, out))
+    return np.where(np.isnan(p), np.nan, out)
+
+
 def batch_call_success_probability(observation: np.ndarray, tables: CardTables | None = None,
-                                   seat: int = 0, view: TableView | None = None) -> np.ndarray:
-    """[B] float64: the exact chance that a call by relative ``seat`` (0 = the observer) succeeds now.
+                                   seat: int = 0, view: TableView | None = None, memory: str = "perfect",
+                                   among: str | None = "counter") -> np.ndarray:
+    """[B] float64: the chance that a call by relative ``seat`` (0 = the observer) succeeds now.
 
     ``observation`` is ``[B, O]`` (one ``[O]`` gives ``[1]``); pass an already decoded ``view`` to
     skip decoding. Opponents (seat > 0) are judged from the observer's knowledge: their known cards
     are public, their unknown ones come from the same pools. See the module docstring for the model
     and for what the value means outside phase MAIN (NaN when the game is over).
+
+    ``memory``: the rules' memory mode, ``"perfect"`` (default; the value is exact) or ``"none"``
+    (the observation cannot always tell). With ``"none"`` the observer's value is the one-pool value
+    mapped through the calibration curve fitted among players of policy ``among`` (default
+    ``"counter"``; :func:`memory_none_calibration`); ``among=None`` returns the one-pool value, as
+    the heuristic agents use it. For seat > 0 the value is always the one-pool value. Raises
+    ValueError for ``memory="none"`` with an observation that shows a known face-down card (only
+    perfect memory shows one).
     """
     t = _default_tables(tables)
     v = decode(observation, t) if view is None else view
     if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < v.num_players:
         raise ValueError(f"seat={seat!r}; allowed: a relative seat 0..{v.num_players - 1}")
+    if memory not in MEMORY_MODES:
+        raise ValueError(f"memory={memory!r}; allowed: {', '.join(map(repr, MEMORY_MODES))}")
     state = v.slot_state[:, seat]
     known_fit = ((_fit_counts(v.slot_face[:, seat], v.tops, t) > 0) & (state == SLOT_KNOWN)).any(-1)
     p = np.where(known_fit, 0.0, pool_all_good_probability(v, t, seat))
-    return np.where(v.phase == Phase.OVER, np.nan, p)
+    p = np.where(v.phase == Phase.OVER, np.nan, p)
+    if memory == "none" and among is not None and seat == 0:
+        if (v.slot_state == SLOT_KNOWN).any():
+            raise ValueError("memory='none', but the observation shows a known face-down card (only "
+                             "memory='perfect' shows one); pass the rules' memory mode")
+        p = calibrated_call_probability(p, v.num_players, "none", among)
+    return p
 
 
 def _good_types(view: TableView, tables: CardTables) -> np.ndarray:
@@ -306,20 +391,23 @@ def pool_all_good_probability(view: TableView, tables: CardTables, seat: int = 0
     return p
 
 
-def call_success_probability(observation: np.ndarray, tables: CardTables | None = None, seat: int = 0):
-    """The exact chance that a call made now succeeds, from the observer's knowledge.
+def call_success_probability(observation: np.ndarray, tables: CardTables | None = None, seat: int = 0,
+                             memory: str = "perfect", among: str | None = "counter"):
+    """The chance that a call made now succeeds, from the observer's knowledge.
 
     One observation ``[O]`` gives a Python float; a batch ``[B, O]`` gives ``[B]`` float64 (the same
-    as :func:`batch_call_success_probability`). See the module docstring for the model.
+    as :func:`batch_call_success_probability`, with the same ``memory`` and ``among``). See the
+    module docstring for the model.
     """
-    p = batch_call_success_probability(observation, tables, seat)
+    p = batch_call_success_probability(observation, tables, seat, memory=memory, among=among)
     return float(p[0]) if np.ndim(observation) == 1 else p
 
 
 def exact_call_success_probability(observation: np.ndarray, tables: CardTables | None = None,
                                    seat: int = 0) -> Fraction | None:
-    """The same probability for one observation ``[O]`` as an exact :class:`fractions.Fraction`
-    (None when the game is over or the observation is inconsistent)."""
+    """The pool model's probability for one observation ``[O]`` as an exact :class:`fractions.Fraction`
+    (None when the game is over or the observation is inconsistent); with ``memory="none"`` the
+    one-pool value, before any calibration curve."""
     t = _default_tables(tables)
     obs = np.asarray(observation)
     if obs.ndim != 1:
