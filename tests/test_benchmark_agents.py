@@ -268,7 +268,8 @@ def test_line_ups_come_from_the_game():
     assert bench.STANDARD_GAMES % 60 == 0  # whole deals at every table size 2-5
 
 
-@pytest.mark.parametrize("game,heuristics", [("gap_v0", ["gap_hunter", "planner"]), ("dnp_v0", ["shedder", "tactician"])])
+@pytest.mark.parametrize("game,heuristics", [("gap_v0", ["gap_hunter", "planner"]),
+                                             ("dnp_v0", ["shedder", "tactician"])])
 def test_the_gap_game_and_dnp_have_a_learned_line_up_of_their_shipped_agent_whose_names_resolve(game, heuristics):
     assert bench.protocol_version(game) == 2 and bench.protocol_version("keine_ahnung_v0") == bench.PROTOCOL_VERSION
     shipped = registry.game(game).shipped

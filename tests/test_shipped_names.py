@@ -14,7 +14,7 @@ from keine_ahnung_env.game_declaration import GameDeclaration
 from training import evaluate
 
 
-LEARNED_SIZES = {"gap_v0": (2, 4), "dnp_v0": (3, 4)}
+LEARNED_SIZES = {"gap_v0": (2, 3, 4), "dnp_v0": (3, 4)}
 """The table sizes at which the gap game and dnp ship a learned agent (their default recipe's checkpoint)."""
 LEARNED_CASES = [(game, module, p) for game, module in (("gap_v0", gap_v0), ("dnp_v0", dnp_v0))
                  for p in LEARNED_SIZES[game]]
@@ -83,10 +83,12 @@ def _learned_sizes(game: str) -> str:
 
 @pytest.mark.parametrize("role,game,num_players,message", [
     ("search", "gap_v0", 4, f"no shipped 'search' agent for gap_v0 at 4 players; shipped: {_learned_sizes('gap_v0')}"),
-    ("search", "dnp_v0", None, f"no shipped 'search' agent for dnp_v0 at 4 players; shipped: {_learned_sizes('dnp_v0')}"),
+    ("search", "dnp_v0", None,
+     f"no shipped 'search' agent for dnp_v0 at 4 players; shipped: {_learned_sizes('dnp_v0')}"),
     ("learned", "keine_ahnung_v0", 3,
      "no shipped 'learned' agent for keine_ahnung_v0 at 3 players; shipped: learned at 4 players, search at 4 players"),
-    ("learned", "gap_v0", 6, f"no shipped 'learned' agent for gap_v0 at 6 players; shipped: {_learned_sizes('gap_v0')}"),
+    ("learned", "gap_v0", 6,
+     f"no shipped 'learned' agent for gap_v0 at 6 players; shipped: {_learned_sizes('gap_v0')}"),
 ])
 def test_a_game_or_size_without_the_agent_is_refused_naming_what_exists(role, game, num_players, message):
     with pytest.raises(ValueError) as exc:
@@ -114,11 +116,13 @@ def test_evaluate_passes_its_player_count_to_the_shipped_name(tmp_path, game, mo
                    "--games", str(2 * num_players), "--seed", "1", "--json", str(out), "--no-progress"])
     data = json.loads(out.read_text())
     assert data["players"] == num_players and data["games"] == 2 * num_players
-    assert [a["name"] for a in data["agents"]] == ["learned", heuristic] + [f"{heuristic}#{i}" for i in range(2, num_players)]
+    copies = [f"{heuristic}#{i}" for i in range(2, num_players)]
+    assert [a["name"] for a in data["agents"]] == ["learned", heuristic] + copies
 
 
 def test_evaluate_refuses_a_shipped_name_at_a_size_without_one(capsys):
     with pytest.raises(SystemExit) as exc:
-        evaluate.main(["--env", "keine_ahnung_v0", "--players", "3", "--agents", "learned,counter,counter", "--games", "3"])
+        evaluate.main(["--env", "keine_ahnung_v0", "--players", "3", "--agents", "learned,counter,counter",
+                       "--games", "3"])
     assert exc.value.code == 2
     assert "no shipped 'learned' agent for keine_ahnung_v0 at 3 players" in capsys.readouterr().err

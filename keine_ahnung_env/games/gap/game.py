@@ -10,6 +10,8 @@ from ...game_spec import AgentInfo
 PRESETS = {
     "gap_learned_2p": AgentInfo("agents.ppo:make_gap_learned_2p_agent",
                                 description="the default training recipe's 2-player agent (docs/results.md)"),
+    "gap_learned_3p": AgentInfo("agents.ppo:make_gap_learned_3p_agent",
+                                description="the default training recipe's 3-player agent (docs/results.md)"),
     "gap_learned_4p": AgentInfo("agents.ppo:make_gap_learned_4p_agent",
                                 description="the default training recipe's 4-player agent, level with planner (docs/results.md)"),
 }
@@ -28,5 +30,6 @@ GAME = GameDeclaration(
     module="keine_ahnung_env.gap_v0",
     status="stable",
     presets=PRESETS,
-    shipped={2: {"learned": "gap_learned_2p"}, 4: {"learned": "gap_learned_4p"}},
+    shipped={2: {"learned": "gap_learned_2p"}, 3: {"learned": "gap_learned_3p"},
+             4: {"learned": "gap_learned_4p"}},
 )
