@@ -76,7 +76,7 @@ class Args:
     """seats at the table; 0: the game's default (4 for keine_ahnung_v0, gap_v0 and dnp_v0)"""
     games: int = 200000
     """games played to collect decisions (at 4 players: keine_ahnung_v0 about 1.2 labelled call decisions
-    a game, 10 reserve decisions; gap_v0 about 35 pass decisions; dnp_v0 about 20 turn decisions)"""
+    a game, 10 reserve decisions; gap_v0 about 35 pass decisions; dnp_v0 about 19 turn decisions)"""
     playouts: int = 4
     """belief states per labelled decision; each plays both choices to the end of the game"""
     batch_size: int = 10000
