@@ -766,6 +766,11 @@ def make_gap_learned_3p_agent(**kwargs: Any) -> PPOAgent:
     return _shipped_agent(recipe_checkpoint("gap_v0", 3), "gap_learned_3p", **kwargs)
 
 
+def make_dnp_learned_2p_agent(**kwargs: Any) -> PPOAgent:
+    """``agents.make("dnp_learned_2p", game="dnp_v0")``: dnp's recipe's 2-player checkpoint."""
+    return _shipped_agent(recipe_checkpoint("dnp_v0", 2), "dnp_learned_2p", **kwargs)
+
+
 def make_dnp_learned_3p_agent(**kwargs: Any) -> PPOAgent:
     """``agents.make("dnp_learned_3p", game="dnp_v0")``: dnp's recipe's 3-player checkpoint."""
     return _shipped_agent(recipe_checkpoint("dnp_v0", 3), "dnp_learned_3p", **kwargs)

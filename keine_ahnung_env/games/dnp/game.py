@@ -8,6 +8,8 @@ from ...game_declaration import GameDeclaration
 from ...game_spec import AgentInfo
 
 PRESETS = {
+    "dnp_learned_2p": AgentInfo("agents.ppo:make_dnp_learned_2p_agent",
+                                description="the default training recipe's 2-player agent (docs/results.md)"),
     "dnp_learned_3p": AgentInfo("agents.ppo:make_dnp_learned_3p_agent",
                                 description="the default training recipe's 3-player agent (docs/results.md)"),
     "dnp_learned_4p": AgentInfo("agents.ppo:make_dnp_learned_4p_agent",
@@ -28,5 +30,6 @@ GAME = GameDeclaration(
     module="keine_ahnung_env.dnp_v0",
     status="stable",
     presets=PRESETS,
-    shipped={3: {"learned": "dnp_learned_3p"}, 4: {"learned": "dnp_learned_4p"}},
+    shipped={2: {"learned": "dnp_learned_2p"}, 3: {"learned": "dnp_learned_3p"},
+             4: {"learned": "dnp_learned_4p"}},
 )
