@@ -26,7 +26,7 @@ def section(text: str, heading: str) -> str:
 
 def listed_files(text: str) -> list[str]:
     """The file each list item of ``text`` names first (``- [ ] `name.py`: ...`` or ``- `name.py`: ...``)."""
-    return re.findall(r"^- (?:\[ \] )?`([\w.]+\.(?:py|md))`", text, re.M)
+    return re.findall(r"^- (?:\[ \] )?`([\w.]+\.(?:py|md|json))`", text, re.M)
 
 
 def folder_files(folder: Path) -> set[str]:
