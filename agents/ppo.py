@@ -766,6 +766,11 @@ def make_gap_learned_3p_agent(**kwargs: Any) -> PPOAgent:
     return _shipped_agent(recipe_checkpoint("gap_v0", 3), "gap_learned_3p", **kwargs)
 
 
+def make_gap_learned_5p_agent(**kwargs: Any) -> PPOAgent:
+    """``agents.make("gap_learned_5p", game="gap_v0")``: the gap recipe's 5-player checkpoint."""
+    return _shipped_agent(recipe_checkpoint("gap_v0", 5), "gap_learned_5p", **kwargs)
+
+
 def make_dnp_learned_2p_agent(**kwargs: Any) -> PPOAgent:
     """``agents.make("dnp_learned_2p", game="dnp_v0")``: dnp's recipe's 2-player checkpoint."""
     return _shipped_agent(recipe_checkpoint("dnp_v0", 2), "dnp_learned_2p", **kwargs)

@@ -14,7 +14,7 @@ from keine_ahnung_env.game_declaration import GameDeclaration
 from training import evaluate
 
 
-LEARNED_SIZES = {"gap_v0": (2, 3, 4), "dnp_v0": (2, 3, 4)}
+LEARNED_SIZES = {"gap_v0": (2, 3, 4, 5), "dnp_v0": (2, 3, 4)}
 """The table sizes at which the gap game and dnp ship a learned agent (their default recipe's checkpoint)."""
 LEARNED_CASES = [(game, module, p) for game, module in (("gap_v0", gap_v0), ("dnp_v0", dnp_v0))
                  for p in LEARNED_SIZES[game]]

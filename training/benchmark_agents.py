@@ -100,7 +100,7 @@ def _keine_ahnung_lineups(players: int) -> list[tuple[str, tuple[str, ...]]]:
 
 
 LEARNED_LINEUPS: dict[str, dict[int, str]] = {
-    "gap_v0": {2: "gap_learned_2p", 3: "gap_learned_3p", 4: "gap_learned_4p"},
+    "gap_v0": {2: "gap_learned_2p", 3: "gap_learned_3p", 4: "gap_learned_4p", 5: "gap_learned_5p"},
     "dnp_v0": {2: "dnp_learned_2p", 3: "dnp_learned_3p", 4: "dnp_learned_4p"},
 }
 """The learned line-up of a game other than Keine Ahnung, by player count: P - 1 copies of the preset

@@ -14,6 +14,8 @@ PRESETS = {
                                 description="the default training recipe's 3-player agent (docs/results.md)"),
     "gap_learned_4p": AgentInfo("agents.ppo:make_gap_learned_4p_agent",
                                 description="the default training recipe's 4-player agent, level with planner (docs/results.md)"),
+    "gap_learned_5p": AgentInfo("agents.ppo:make_gap_learned_5p_agent",
+                                description="the default training recipe's 5-player agent (docs/results.md)"),
 }
 """The agents the game ships beyond its heuristics, built by the ``agents`` package (named here as
 ``"module:function"``, imported only when one is made)."""
@@ -31,5 +33,5 @@ GAME = GameDeclaration(
     status="stable",
     presets=PRESETS,
     shipped={2: {"learned": "gap_learned_2p"}, 3: {"learned": "gap_learned_3p"},
-             4: {"learned": "gap_learned_4p"}},
+             4: {"learned": "gap_learned_4p"}, 5: {"learned": "gap_learned_5p"}},
 )
