@@ -779,3 +779,8 @@ def make_dnp_learned_2p_agent(**kwargs: Any) -> PPOAgent:
 def make_dnp_learned_3p_agent(**kwargs: Any) -> PPOAgent:
     """``agents.make("dnp_learned_3p", game="dnp_v0")``: dnp's recipe's 3-player checkpoint."""
     return _shipped_agent(recipe_checkpoint("dnp_v0", 3), "dnp_learned_3p", **kwargs)
+
+
+def make_dnp_learned_5p_agent(**kwargs: Any) -> PPOAgent:
+    """``agents.make("dnp_learned_5p", game="dnp_v0")``: dnp's recipe's 5-player checkpoint."""
+    return _shipped_agent(recipe_checkpoint("dnp_v0", 5), "dnp_learned_5p", **kwargs)

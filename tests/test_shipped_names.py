@@ -14,7 +14,7 @@ from keine_ahnung_env.game_declaration import GameDeclaration
 from training import evaluate
 
 
-LEARNED_SIZES = {"gap_v0": (2, 3, 4, 5), "dnp_v0": (2, 3, 4)}
+LEARNED_SIZES = {"gap_v0": (2, 3, 4, 5), "dnp_v0": (2, 3, 4, 5)}
 """The table sizes at which the gap game and dnp ship a learned agent (their default recipe's checkpoint)."""
 LEARNED_CASES = [(game, module, p) for game, module in (("gap_v0", gap_v0), ("dnp_v0", dnp_v0))
                  for p in LEARNED_SIZES[game]]
@@ -28,7 +28,7 @@ def test_every_declared_shipped_agent_is_a_preset_of_its_game_at_a_size_it_seats
             for role, preset in roles.items():
                 assert role in agents.SHIPPED_ROLES and preset in entry.presets
                 assert agents.shipped_preset(role, name, num_players) == preset
-    assert registry.game("keine_ahnung_v0").shipped == {4: {"learned": "advantage_4p", "search": "ismcts_4p"}}
+    assert registry.game("keine_ahnung_v0").shipped[4] == {"learned": "advantage_4p", "search": "ismcts_4p"}
     assert registry.game("gap_v0").shipped == {p: {"learned": f"gap_learned_{p}p"} for p in LEARNED_SIZES["gap_v0"]}
     assert registry.game("dnp_v0").shipped == {p: {"learned": f"dnp_learned_{p}p"} for p in LEARNED_SIZES["dnp_v0"]}
 
@@ -85,8 +85,7 @@ def _learned_sizes(game: str) -> str:
     ("search", "gap_v0", 4, f"no shipped 'search' agent for gap_v0 at 4 players; shipped: {_learned_sizes('gap_v0')}"),
     ("search", "dnp_v0", None,
      f"no shipped 'search' agent for dnp_v0 at 4 players; shipped: {_learned_sizes('dnp_v0')}"),
-    ("learned", "keine_ahnung_v0", 3,
-     "no shipped 'learned' agent for keine_ahnung_v0 at 3 players; shipped: learned at 4 players, search at 4 players"),
+    ("search", "keine_ahnung_v0", 3, "no shipped 'search' agent for keine_ahnung_v0 at 3 players; shipped: "),
     ("learned", "gap_v0", 6,
      f"no shipped 'learned' agent for gap_v0 at 6 players; shipped: {_learned_sizes('gap_v0')}"),
 ])
@@ -122,7 +121,6 @@ def test_evaluate_passes_its_player_count_to_the_shipped_name(tmp_path, game, mo
 
 def test_evaluate_refuses_a_shipped_name_at_a_size_without_one(capsys):
     with pytest.raises(SystemExit) as exc:
-        evaluate.main(["--env", "keine_ahnung_v0", "--players", "3", "--agents", "learned,counter,counter",
-                       "--games", "3"])
+        evaluate.main(["--env", "gap_v0", "--players", "3", "--agents", "search,planner,planner", "--games", "3"])
     assert exc.value.code == 2
-    assert "no shipped 'learned' agent for keine_ahnung_v0 at 3 players" in capsys.readouterr().err
+    assert "no shipped 'search' agent for gap_v0 at 3 players; shipped: learned at 2 players" in capsys.readouterr().err

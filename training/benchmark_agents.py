@@ -101,7 +101,7 @@ def _keine_ahnung_lineups(players: int) -> list[tuple[str, tuple[str, ...]]]:
 
 LEARNED_LINEUPS: dict[str, dict[int, str]] = {
     "gap_v0": {2: "gap_learned_2p", 3: "gap_learned_3p", 4: "gap_learned_4p", 5: "gap_learned_5p"},
-    "dnp_v0": {2: "dnp_learned_2p", 3: "dnp_learned_3p", 4: "dnp_learned_4p"},
+    "dnp_v0": {2: "dnp_learned_2p", 3: "dnp_learned_3p", 4: "dnp_learned_4p", 5: "dnp_learned_5p"},
 }
 """The learned line-up of a game other than Keine Ahnung, by player count: P - 1 copies of the preset
 named here (the game's shipped ``learned`` agent at that size when the game's protocol version was set;

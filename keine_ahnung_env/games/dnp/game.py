@@ -14,6 +14,8 @@ PRESETS = {
                                 description="the default training recipe's 3-player agent (docs/results.md)"),
     "dnp_learned_4p": AgentInfo("agents.ppo:make_dnp_learned_4p_agent",
                                 description="the default training recipe's 4-player agent, copying tactician (docs/results.md)"),
+    "dnp_learned_5p": AgentInfo("agents.ppo:make_dnp_learned_5p_agent",
+                                description="the default training recipe's 5-player agent (docs/results.md)"),
 }
 """The agents the game ships beyond its heuristics, built by the ``agents`` package (named here as
 ``"module:function"``, imported only when one is made)."""
@@ -31,5 +33,5 @@ GAME = GameDeclaration(
     status="stable",
     presets=PRESETS,
     shipped={2: {"learned": "dnp_learned_2p"}, 3: {"learned": "dnp_learned_3p"},
-             4: {"learned": "dnp_learned_4p"}},
+             4: {"learned": "dnp_learned_4p"}, 5: {"learned": "dnp_learned_5p"}},
 )
