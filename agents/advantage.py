@@ -323,3 +323,49 @@ def make_shipped_call_agent(**kwargs: Any) -> AdvantageAgent:
     agent = make_agent(SHIPPED_CALL_MODEL, **kwargs)
     agent.name = "advantage_4p_call"
     return agent
+
+
+SHIPPED_BY_SIZE = {
+    2: Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_2p_call_advantage.npz",
+    3: Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_3p_call_advantage.npz",
+    4: SHIPPED_MODEL,
+    5: Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_5p_call_advantage.npz",
+}
+"""Keine Ahnung's shipped advantage model per table size (``agents.make("advantage_<P>p")``): the
+``reserve`` model over its ``call`` model where the ``reserve`` labels gained on held-out decisions,
+else the ``call`` model alone; the commands that made them and their figures: docs/results.md."""
+
+
+def shipped_model(num_players: int) -> Path:
+    """Keine Ahnung's shipped advantage model at ``num_players`` (:data:`SHIPPED_BY_SIZE`); ValueError
+    naming the sizes there are for another."""
+    if int(num_players) not in SHIPPED_BY_SIZE:
+        raise ValueError(f"no shipped advantage model for {num_players} players; shipped at "
+                         f"{', '.join(str(p) for p in sorted(SHIPPED_BY_SIZE))} players")
+    return SHIPPED_BY_SIZE[int(num_players)]
+
+
+def _make_shipped_at(players: int, kwargs: dict) -> AdvantageAgent:
+    asked = kwargs.pop("num_players", players)
+    if asked is not None and int(asked) != players:
+        names = ", ".join(f"advantage_{p}p" for p in sorted(SHIPPED_BY_SIZE))
+        raise ValueError(f"advantage_{players}p plays {players} players, not {asked}; the shipped advantage agents: "
+                         f"{names} (or `learned` for the table at hand)")
+    agent = make_agent(shipped_model(players), num_players=players, **kwargs)
+    agent.name = f"advantage_{players}p"
+    return agent
+
+
+def make_shipped_2p_agent(**kwargs: Any) -> AdvantageAgent:
+    """``agents.make("advantage_2p")``: the shipped 2-player model (:func:`shipped_model`)."""
+    return _make_shipped_at(2, kwargs)
+
+
+def make_shipped_3p_agent(**kwargs: Any) -> AdvantageAgent:
+    """``agents.make("advantage_3p")``: the shipped 3-player model (:func:`shipped_model`)."""
+    return _make_shipped_at(3, kwargs)
+
+
+def make_shipped_5p_agent(**kwargs: Any) -> AdvantageAgent:
+    """``agents.make("advantage_5p")``: the shipped 5-player model (:func:`shipped_model`)."""
+    return _make_shipped_at(5, kwargs)

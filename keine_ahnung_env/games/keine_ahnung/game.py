@@ -16,6 +16,15 @@ PRESETS = {
     "advantage_4p_call": AgentInfo(f"{_SHIPPED}:make_shipped_call_agent",
                                    description="the earlier shipped 4-player advantage model: counter_tuned, its calls "
                                                "overruled by roll-out values"),
+    "advantage_2p": AgentInfo(f"{_SHIPPED}:make_shipped_2p_agent",
+                              description="the shipped 2-player advantage model: counter_tuned, its calls overruled by "
+                                          "roll-out values"),
+    "advantage_3p": AgentInfo(f"{_SHIPPED}:make_shipped_3p_agent",
+                              description="the shipped 3-player advantage model: counter_tuned, its calls overruled by "
+                                          "roll-out values"),
+    "advantage_5p": AgentInfo(f"{_SHIPPED}:make_shipped_5p_agent",
+                              description="the shipped 5-player advantage model: counter_tuned, its calls overruled by "
+                                          "roll-out values"),
     "ismcts_4p": AgentInfo("agents.ismcts:make_search_4p_agent",
                            description="the 4-player search agent: ismcts over advantage_4p's move at every decision, "
                                        "counter_tuned roll-outs against counters (agents.ismcts.SEARCH_4P)"),
@@ -41,5 +50,6 @@ GAME = GameDeclaration(
     module="keine_ahnung_env.keine_ahnung_v0",
     status="stable",
     presets=PRESETS,
-    shipped={4: {"learned": "advantage_4p", "search": "ismcts_4p"}},
+    shipped={2: {"learned": "advantage_2p"}, 3: {"learned": "advantage_3p"},
+             4: {"learned": "advantage_4p", "search": "ismcts_4p"}, 5: {"learned": "advantage_5p"}},
 )
