@@ -341,6 +341,23 @@ def test_the_shipped_models_load_and_record_how_they_were_made():
     assert info == agent.info and SHIPPED_MODEL.parent == SHIPPED_CALL_MODEL.parent
 
 
+@pytest.mark.parametrize("players,seed", [(2, 85102), (3, 85103), (5, 85105)])
+def test_the_shipped_models_at_other_sizes_are_learned_there_and_refused_elsewhere(players, seed):
+    from keine_ahnung_env import keine_ahnung_v0
+
+    agent = agents.make("learned", game=GAME, num_players=players, seed=0)
+    assert agent.name == f"advantage_{players}p" and agent.decision == "call"
+    assert agent.info.num_players == players and agent.info.seed == seed and agent.info.playouts == 4
+    assert agent.info.continuation == "counter_tuned" and agent.info.validation["gain_per_decision"] > 0
+    result = keine_ahnung_v0.vector_env(32, players, seed=1).reset()
+    actions = agent.act(result.observation, result.action_mask)
+    assert result.action_mask[np.arange(32), actions].all()
+    other = 4 if players != 4 else 3
+    with pytest.raises(ValueError, match=f"advantage_{players}p plays {players} players, not {other}; the shipped "
+                                         "advantage agents: advantage_2p, advantage_3p, advantage_4p, advantage_5p"):
+        agents.make(f"advantage_{players}p", game=GAME, num_players=other)
+
+
 def test_the_split_sample_look_values_decisions_of_each_kind():
     import subprocess
     import sys
