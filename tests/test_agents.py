@@ -53,7 +53,7 @@ def test_registry_lists_and_builds_every_agent():
 
 
 def test_registry_errors_are_clear():
-    with pytest.raises(ValueError, match="unknown agent 'nope'.*available: advantage, advantage_4p, advantage_4p_call, always_call, counter, counter_tuned, greedy"):
+    with pytest.raises(ValueError, match="unknown agent 'nope'.*available: advantage, advantage_2p, advantage_3p, advantage_4p, advantage_4p_call, advantage_5p, always_call, counter, counter_tuned, greedy"):
         agents.make("nope")
     with pytest.raises(ValueError, match="unknown game"):
         agents.make("greedy", game="chess")
