@@ -326,7 +326,7 @@ def make_shipped_call_agent(**kwargs: Any) -> AdvantageAgent:
 
 
 SHIPPED_BY_SIZE = {
-    2: Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_2p_call_advantage.npz",
+    2: Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_2p_reserve_advantage.npz",
     3: Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_3p_call_advantage.npz",
     4: SHIPPED_MODEL,
     5: Path(__file__).parent / "checkpoints" / "keine_ahnung_v0_5p_call_advantage.npz",

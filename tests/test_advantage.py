@@ -341,14 +341,19 @@ def test_the_shipped_models_load_and_record_how_they_were_made():
     assert info == agent.info and SHIPPED_MODEL.parent == SHIPPED_CALL_MODEL.parent
 
 
-@pytest.mark.parametrize("players,seed", [(2, 85102), (3, 85103), (5, 85105)])
-def test_the_shipped_models_at_other_sizes_are_learned_there_and_refused_elsewhere(players, seed):
+@pytest.mark.parametrize("players,decision,seed", [(2, "reserve", 86502), (3, "call", 85103), (5, "call", 85105)])
+def test_the_shipped_models_at_other_sizes_are_learned_there_and_refused_elsewhere(players, decision, seed):
     from keine_ahnung_env import keine_ahnung_v0
 
     agent = agents.make("learned", game=GAME, num_players=players, seed=0)
-    assert agent.name == f"advantage_{players}p" and agent.decision == "call"
+    assert agent.name == f"advantage_{players}p" and agent.decision == decision
     assert agent.info.num_players == players and agent.info.seed == seed and agent.info.playouts == 4
-    assert agent.info.continuation == "counter_tuned" and agent.info.validation["gain_per_decision"] > 0
+    assert agent.info.validation["gain_per_decision"] > 0
+    if decision == "reserve":  # over the call network of the same size, which lies beside it
+        assert agent.info.continuation == f"advantage:keine_ahnung_v0_{players}p_call_advantage.npz"
+        assert agent.base.decision == "call" and agent.base.info.seed == 85100 + players
+    else:
+        assert agent.info.continuation == "counter_tuned"
     result = keine_ahnung_v0.vector_env(32, players, seed=1).reset()
     actions = agent.act(result.observation, result.action_mask)
     assert result.action_mask[np.arange(32), actions].all()

@@ -17,8 +17,8 @@ PRESETS = {
                                    description="the earlier shipped 4-player advantage model: counter_tuned, its calls "
                                                "overruled by roll-out values"),
     "advantage_2p": AgentInfo(f"{_SHIPPED}:make_shipped_2p_agent",
-                              description="the shipped 2-player advantage model: counter_tuned, its calls overruled by "
-                                          "roll-out values"),
+                              description="the shipped 2-player advantage models: counter_tuned, its calls and its "
+                                          "kept-back known fitting cards overruled by roll-out values"),
     "advantage_3p": AgentInfo(f"{_SHIPPED}:make_shipped_3p_agent",
                               description="the shipped 3-player advantage model: counter_tuned, its calls overruled by "
                                           "roll-out values"),
