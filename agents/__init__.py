@@ -67,7 +67,7 @@ import functools
 import importlib
 import inspect
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from keine_ahnung_env import registry
 from keine_ahnung_env.game_declaration import SHIPPED_ROLES
@@ -94,6 +94,8 @@ class _Entry:
     factory: Callable[..., Any] | str  # a callable, or "module:attr|other_attr" resolved on first use
     positional: tuple[str, ...] = ()
     description: str = ""
+    bound: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    """keyword arguments every build passes (``AgentInfo.bound``); a spec or caller may not set them."""
 
     def resolve(self) -> Callable[..., Any]:
         if callable(self.factory):
@@ -182,7 +184,8 @@ def _check_game(game: str) -> dict[str, _Entry]:
     table = _entry_points()
     table.update(_COMMON)
     table.update(_shipped_entries(entry))
-    table.update({name: _Entry(info.factory, tuple(info.positional), info.description) for name, info in own.items()})
+    table.update({name: _Entry(info.factory, tuple(info.positional), info.description, info.bound)
+                  for name, info in own.items()})
     table.update(_ADDED.get(game, {}))
     return table
 
@@ -412,8 +415,12 @@ def make(name: str, game: str | None = None, seed: int | None = None, **kwargs: 
     factory = entry.resolve()
     if isinstance(factory, _EntryPointFactory):
         spec_kwargs.setdefault("game", game)
+    fixed = sorted(set(entry.bound) & set(spec_kwargs))
+    if fixed:
+        raise ValueError(f"agent {spec_name!r} fixes {', '.join(fixed)}; "
+                         f"leave {'it' if len(fixed) == 1 else 'them'} out")
     try:
-        agent = factory(seed=seed, **spec_kwargs)
+        agent = factory(seed=seed, **entry.bound, **spec_kwargs)
     except TypeError as exc:
         raise ValueError(f"agent {spec_name!r} rejected its arguments {spec_kwargs}: {exc}") from exc
     if isinstance(factory, _EntryPointFactory) or (":" in name and getattr(agent, "name", None) == spec_name):

@@ -345,27 +345,15 @@ def shipped_model(num_players: int) -> Path:
     return SHIPPED_BY_SIZE[int(num_players)]
 
 
-def _make_shipped_at(players: int, kwargs: dict) -> AdvantageAgent:
-    asked = kwargs.pop("num_players", players)
-    if asked is not None and int(asked) != players:
+def make_shipped_size_agent(size: int, **kwargs: Any) -> AdvantageAgent:
+    """``agents.make("advantage_<size>p")``: the shipped model of that table size (:func:`shipped_model`;
+    the presets at 2, 3 and 5 players bind ``size``). ValueError for another ``num_players``, naming
+    the shipped sizes."""
+    asked = kwargs.pop("num_players", size)
+    if asked is not None and int(asked) != size:
         names = ", ".join(f"advantage_{p}p" for p in sorted(SHIPPED_BY_SIZE))
-        raise ValueError(f"advantage_{players}p plays {players} players, not {asked}; the shipped advantage agents: "
+        raise ValueError(f"advantage_{size}p plays {size} players, not {asked}; the shipped advantage agents: "
                          f"{names} (or `learned` for the table at hand)")
-    agent = make_agent(shipped_model(players), num_players=players, **kwargs)
-    agent.name = f"advantage_{players}p"
+    agent = make_agent(shipped_model(size), num_players=size, **kwargs)
+    agent.name = f"advantage_{size}p"
     return agent
-
-
-def make_shipped_2p_agent(**kwargs: Any) -> AdvantageAgent:
-    """``agents.make("advantage_2p")``: the shipped 2-player model (:func:`shipped_model`)."""
-    return _make_shipped_at(2, kwargs)
-
-
-def make_shipped_3p_agent(**kwargs: Any) -> AdvantageAgent:
-    """``agents.make("advantage_3p")``: the shipped 3-player model (:func:`shipped_model`)."""
-    return _make_shipped_at(3, kwargs)
-
-
-def make_shipped_5p_agent(**kwargs: Any) -> AdvantageAgent:
-    """``agents.make("advantage_5p")``: the shipped 5-player model (:func:`shipped_model`)."""
-    return _make_shipped_at(5, kwargs)

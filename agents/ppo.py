@@ -731,56 +731,23 @@ def make_earlier_agent(**kwargs: Any) -> PPOAgent:
     return _shipped_agent(EARLIER_CHECKPOINT, "ppo_4p_v1", **kwargs)
 
 
-GAP_LEARNED_CHECKPOINT = Path(__file__).parent / "checkpoints" / "gap_v0_4p_recipe.zip"
-"""The gap game's shipped 4-player policy (``agents.make("gap_learned_4p", game="gap_v0")``, the game's
-``learned`` agent at 4 players): the default training recipe's run (training seed 0; figures: docs/results.md)."""
-
-DNP_LEARNED_CHECKPOINT = Path(__file__).parent / "checkpoints" / "dnp_v0_4p_recipe.zip"
-"""dnp's shipped 4-player policy (``agents.make("dnp_learned_4p", game="dnp_v0")``, the game's ``learned``
-agent at 4 players): the default training recipe's run (training seed 0; figures: docs/results.md)."""
-
-
-def make_gap_learned_4p_agent(**kwargs: Any) -> PPOAgent:
-    """``agents.make("gap_learned_4p", game="gap_v0")``: :data:`GAP_LEARNED_CHECKPOINT` as an agent."""
-    return _shipped_agent(GAP_LEARNED_CHECKPOINT, "gap_learned_4p", **kwargs)
-
-
-def make_dnp_learned_4p_agent(**kwargs: Any) -> PPOAgent:
-    """``agents.make("dnp_learned_4p", game="dnp_v0")``: :data:`DNP_LEARNED_CHECKPOINT` as an agent."""
-    return _shipped_agent(DNP_LEARNED_CHECKPOINT, "dnp_learned_4p", **kwargs)
-
-
 def recipe_checkpoint(game: str, num_players: int) -> Path:
     """The shipped checkpoint of ``game``'s default training recipe at ``num_players`` players
     (``agents/checkpoints/<game>_<P>p_recipe.zip``, training seed 0; figures: docs/results.md)."""
     return Path(__file__).parent / "checkpoints" / f"{game}_{num_players}p_recipe.zip"
 
 
-def make_gap_learned_2p_agent(**kwargs: Any) -> PPOAgent:
-    """``agents.make("gap_learned_2p", game="gap_v0")``: the gap recipe's 2-player checkpoint."""
-    return _shipped_agent(recipe_checkpoint("gap_v0", 2), "gap_learned_2p", **kwargs)
+GAP_LEARNED_CHECKPOINT = recipe_checkpoint("gap_v0", 4)
+"""The gap game's shipped 4-player policy (``agents.make("gap_learned_4p", game="gap_v0")``, the game's
+``learned`` agent at 4 players): the default training recipe's run (training seed 0; figures: docs/results.md)."""
+
+DNP_LEARNED_CHECKPOINT = recipe_checkpoint("dnp_v0", 4)
+"""dnp's shipped 4-player policy (``agents.make("dnp_learned_4p", game="dnp_v0")``, the game's ``learned``
+agent at 4 players): the default training recipe's run (training seed 0; figures: docs/results.md)."""
 
 
-def make_gap_learned_3p_agent(**kwargs: Any) -> PPOAgent:
-    """``agents.make("gap_learned_3p", game="gap_v0")``: the gap recipe's 3-player checkpoint."""
-    return _shipped_agent(recipe_checkpoint("gap_v0", 3), "gap_learned_3p", **kwargs)
-
-
-def make_gap_learned_5p_agent(**kwargs: Any) -> PPOAgent:
-    """``agents.make("gap_learned_5p", game="gap_v0")``: the gap recipe's 5-player checkpoint."""
-    return _shipped_agent(recipe_checkpoint("gap_v0", 5), "gap_learned_5p", **kwargs)
-
-
-def make_dnp_learned_2p_agent(**kwargs: Any) -> PPOAgent:
-    """``agents.make("dnp_learned_2p", game="dnp_v0")``: dnp's recipe's 2-player checkpoint."""
-    return _shipped_agent(recipe_checkpoint("dnp_v0", 2), "dnp_learned_2p", **kwargs)
-
-
-def make_dnp_learned_3p_agent(**kwargs: Any) -> PPOAgent:
-    """``agents.make("dnp_learned_3p", game="dnp_v0")``: dnp's recipe's 3-player checkpoint."""
-    return _shipped_agent(recipe_checkpoint("dnp_v0", 3), "dnp_learned_3p", **kwargs)
-
-
-def make_dnp_learned_5p_agent(**kwargs: Any) -> PPOAgent:
-    """``agents.make("dnp_learned_5p", game="dnp_v0")``: dnp's recipe's 5-player checkpoint."""
-    return _shipped_agent(recipe_checkpoint("dnp_v0", 5), "dnp_learned_5p", **kwargs)
+def make_checkpoint_agent(checkpoint: str, preset: str, **kwargs: Any) -> PPOAgent:
+    """A model file of ``agents/checkpoints`` as the agent named ``preset``: the presets whose
+    declarations bind both (the gap game's and dnp's ``<game>_learned_<P>p``, the file
+    :func:`recipe_checkpoint` names)."""
+    return _shipped_agent(Path(__file__).parent / "checkpoints" / checkpoint, preset, **kwargs)

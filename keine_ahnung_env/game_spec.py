@@ -176,12 +176,14 @@ class EpisodeStats:
 @dataclasses.dataclass(frozen=True)
 class AgentInfo:
     """A heuristic agent a game ships: ``factory`` (a callable, or ``"module:attribute"`` imported on
-    first use) is called as ``factory(seed=seed, **kwargs)``; ``positional`` names the arguments of a
-    spec string such as ``"risk_caller:0.6"``."""
+    first use) is called as ``factory(seed=seed, **bound, **kwargs)``; ``positional`` names the arguments
+    of a spec string such as ``"risk_caller:0.6"``; ``bound`` holds keyword arguments the entry always
+    passes (e.g. which shipped model file a preset plays), so several presets share one factory."""
 
     factory: Callable[..., Any] | str
     positional: tuple[str, ...] = ()
     description: str = ""
+    bound: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
 class SearchHooks(Protocol):

@@ -124,3 +124,13 @@ def test_evaluate_refuses_a_shipped_name_at_a_size_without_one(capsys):
         evaluate.main(["--env", "gap_v0", "--players", "3", "--agents", "search,planner,planner", "--games", "3"])
     assert exc.value.code == 2
     assert "no shipped 'search' agent for gap_v0 at 3 players; shipped: learned at 2 players" in capsys.readouterr().err
+
+
+def test_a_preset_keeps_the_arguments_its_declaration_binds():
+    # gap_learned_<P>p and advantage_<P>p share one factory each; the declaration binds which file or size.
+    assert registry.game("gap_v0").presets["gap_learned_3p"].bound == {"checkpoint": "gap_v0_3p_recipe.zip",
+                                                                       "preset": "gap_learned_3p"}
+    with pytest.raises(ValueError, match="agent 'gap_learned_3p' fixes checkpoint; leave it out"):
+        agents.make("gap_learned_3p", game="gap_v0", checkpoint="gap_v0_2p_recipe.zip")
+    with pytest.raises(ValueError, match="agent 'advantage_3p' fixes size; leave it out"):
+        agents.make("advantage_3p:size=2", game="keine_ahnung_v0")

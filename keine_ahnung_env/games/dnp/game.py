@@ -8,14 +8,12 @@ from ...game_declaration import GameDeclaration
 from ...game_spec import AgentInfo
 
 PRESETS = {
-    "dnp_learned_2p": AgentInfo("agents.ppo:make_dnp_learned_2p_agent",
-                                description="the default training recipe's 2-player agent (docs/results.md)"),
-    "dnp_learned_3p": AgentInfo("agents.ppo:make_dnp_learned_3p_agent",
-                                description="the default training recipe's 3-player agent (docs/results.md)"),
-    "dnp_learned_4p": AgentInfo("agents.ppo:make_dnp_learned_4p_agent",
-                                description="the default training recipe's 4-player agent, copying tactician (docs/results.md)"),
-    "dnp_learned_5p": AgentInfo("agents.ppo:make_dnp_learned_5p_agent",
-                                description="the default training recipe's 5-player agent (docs/results.md)"),
+    f"dnp_learned_{p}p": AgentInfo(
+        "agents.ppo:make_checkpoint_agent",
+        bound={"checkpoint": f"dnp_v0_{p}p_recipe.zip", "preset": f"dnp_learned_{p}p"},
+        description=f"the default training recipe's {p}-player agent"
+                    f"{', copying tactician' if p == 4 else ''} (docs/results.md)")
+    for p in (2, 3, 4, 5)
 }
 """The agents the game ships beyond its heuristics, built by the ``agents`` package (named here as
 ``"module:function"``, imported only when one is made)."""

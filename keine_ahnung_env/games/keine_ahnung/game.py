@@ -16,13 +16,13 @@ PRESETS = {
     "advantage_4p_call": AgentInfo(f"{_SHIPPED}:make_shipped_call_agent",
                                    description="the earlier shipped 4-player advantage model: counter_tuned, its calls "
                                                "overruled by roll-out values"),
-    "advantage_2p": AgentInfo(f"{_SHIPPED}:make_shipped_2p_agent",
+    "advantage_2p": AgentInfo(f"{_SHIPPED}:make_shipped_size_agent", bound={"size": 2},
                               description="the shipped 2-player advantage models: counter_tuned, its calls and its "
                                           "kept-back known fitting cards overruled by roll-out values"),
-    "advantage_3p": AgentInfo(f"{_SHIPPED}:make_shipped_3p_agent",
+    "advantage_3p": AgentInfo(f"{_SHIPPED}:make_shipped_size_agent", bound={"size": 3},
                               description="the shipped 3-player advantage model: counter_tuned, its calls overruled by "
                                           "roll-out values"),
-    "advantage_5p": AgentInfo(f"{_SHIPPED}:make_shipped_5p_agent",
+    "advantage_5p": AgentInfo(f"{_SHIPPED}:make_shipped_size_agent", bound={"size": 5},
                               description="the shipped 5-player advantage model: counter_tuned, its calls overruled by "
                                           "roll-out values"),
     "ismcts_4p": AgentInfo("agents.ismcts:make_search_4p_agent",
