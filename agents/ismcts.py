@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from keine_ahnung_env import registry
+from keine_ahnung_env.play_reading import check_slack, play_hooks, read_play, resample
 from keine_ahnung_env.sampling import check_batch
 
 from .base import play_seats
@@ -86,7 +87,8 @@ class SearchAgent:
     def __init__(self, seed: int | None = None, game: str = registry.DEFAULT_GAME, playouts: int = 16,
                  rollout: str | None = None, margin: float = 2.0, when: str = "all", screen: int = 4,
                  max_rows: int = 16384, opponents: str | None = None, default: str | None = None,
-                 num_players: int | None = None, rules: dict | None = None):
+                 num_players: int | None = None, rules: dict | None = None, belief: str = "observation",
+                 particles: int = 64, slack: float = 0.5, model: str | None = None):
         """``playouts``: sampled states per distinct move (an integer >= 2); ``rollout``: the agent spec
         (``agents.make``) that plays every seat after the searched move, and whose own move is the
         default (None: :func:`default_rollout`, the opponents of the game's first advantage recipe,
@@ -102,7 +104,15 @@ class SearchAgent:
         whom it faces; ``default``: an agent spec whose move the search keeps unless another move beats it
         by the margin (None: the roll-out agent's), e.g. a learned agent searched over with fast
         heuristic roll-outs; ``num_players`` (optional: read from the
-        observation width otherwise) and ``rules`` fix the variant."""
+        observation width otherwise) and ``rules`` fix the variant.
+
+        ``belief``: where the sampled states come from: ``"observation"`` (the belief from the observation
+        alone) or ``"play"`` (the play-reading belief of ``keine_ahnung_env.play_reading``: ``particles``
+        states from the observation's belief, weighted by the opponents' moves this round under the
+        stated ``model`` (an agent spec; None: ``opponents``, else the roll-out agent) with ``slack``,
+        then ``playouts`` of them drawn by weight). The play is read where the caller hands the agent
+        its log (``act_reading``; the tournament of ``training.evaluate`` does); ``act`` alone, and a
+        decision whose round the log does not cover from its start, use the observation's belief."""
         import agents
 
         if isinstance(playouts, bool) or not isinstance(playouts, (int, np.integer)) or playouts < 2:
@@ -164,7 +174,29 @@ class SearchAgent:
         self.default_spec = default
         self.default = self.rollout if default is None else optional_agent(
             "default", default, 2, "the roll-out agent's move", "advantage_4p")
+        if belief not in ("observation", "play"):
+            raise ValueError(f"belief={belief!r}; allowed: 'observation' (from the observation alone) or 'play' "
+                             "(weighted by the opponents' moves this round)")
+        self.belief = belief
+        self.reads_play = belief == "play"
+        """True: the tournament hands ``act_reading`` each decision's log of the round."""
+        if isinstance(particles, bool) or not isinstance(particles, (int, np.integer)) or particles < 1:
+            raise ValueError(f"particles={particles!r}; allowed: a positive integer (states weighed per decision)")
+        self.particles = int(particles)
+        self.slack = check_slack(slack)
+        self.model = None
+        if self.reads_play:
+            play_hooks(probe, "the search agent's belief='play'")
+            self.model_spec = model or opponents or rollout
+            self.model = agents.make(self.model_spec, game=self.game, num_players=num_players,
+                                     rules=rules if rules else None)
+        elif model is not None:
+            raise ValueError("model= is the opponents' model of belief='play'; with belief='observation' leave it out")
         self.rng = np.random.default_rng(seed)
+        self.readings = 0
+        """searched decisions whose states were weighted by the play."""
+        self.effective_sizes = 0.0
+        """sum of those readings' effective sample sizes (mean: divided by ``readings``)."""
         self.decisions = 0
         """decisions taken (rows of ``act`` with a legal action)."""
         self.searched = 0
@@ -206,9 +238,16 @@ class SearchAgent:
         """One legal action per row (``int64 [B]``); rows without a legal action get 0."""
         return self.act_and_default(observation, action_mask)[0]
 
-    def act_and_default(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def act_reading(self, observation: np.ndarray, action_mask: np.ndarray, logs: list) -> np.ndarray:
+        """``act`` with each row's :class:`~keine_ahnung_env.play_reading.PlayLog` of the round (None where
+        there is none): with ``belief="play"`` the searched rows with a log sample the play-reading belief."""
+        return self.act_and_default(observation, action_mask, logs)[0]
+
+    def act_and_default(self, observation: np.ndarray, action_mask: np.ndarray,
+                        logs: list | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``act``'s actions and, beside them, the default moves the search weighed them against (the
-        same where it did not depart): ``(actions, defaults)``, both ``int64 [B]``."""
+        same where it did not depart): ``(actions, defaults)``, both ``int64 [B]``. ``logs``: as for
+        :meth:`act_reading`."""
         obs, mask = check_batch(observation, action_mask, game=self.game)
         if obs.shape[0] == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -224,11 +263,23 @@ class SearchAgent:
         rows = np.flatnonzero(searched)
         if rows.size == 0:
             return default, default
-        samples = [spec.hooks.belief.sample_states(obs[r], self.playouts, self.rng) for r in rows]
+        if logs is not None and len(logs) != obs.shape[0]:
+            raise ValueError(f"logs: {len(logs)} for {obs.shape[0]} observations; allowed: one per row (None: no log)")
+        samples = [self._sample(spec, obs[r], None if logs is None else logs[r]) for r in rows]
         chosen = self.search(spec, samples, default[rows])
         out = default.copy()
         out[rows] = chosen
         return out, default
+
+    def _sample(self, spec, observation: np.ndarray, log) -> Any:
+        """``playouts`` states for one decision: from the observation's belief, or (``belief="play"`` with a
+        log) drawn by weight from ``particles`` states weighted by the play."""
+        if not self.reads_play or log is None:
+            return spec.hooks.belief.sample_states(observation, self.playouts, self.rng)
+        reading = read_play(spec, log, observation, self.particles, self.rng, self.model, slack=self.slack)
+        self.readings += 1
+        self.effective_sizes += reading.effective_size
+        return resample(reading, self.playouts, self.rng)
 
     def move_values(self, spec, core, moves: list[int]) -> np.ndarray:
         """``[len(moves), core.num_envs]``: the deciding seat's win share after each move in each state of

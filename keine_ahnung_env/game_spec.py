@@ -237,6 +237,43 @@ class BeliefHooks(Protocol):
         ...
 
 
+class PlayHooks(Protocol):
+    """What reading the play needs of a game (``keine_ahnung_env.play_reading``): a game offers it as
+    ``GameSpec.play``, made for the spec's variant. The play-reading belief weights the states of
+    :meth:`BeliefHooks.sample_states` by how likely the opponents' moves this round were in each of
+    them; to value those moves it puts every sampled state back to the round's start and replays the
+    round. A *log* is a :class:`~keine_ahnung_env.play_reading.PlayLog`: what one seat saw of the
+    current round (its observation at the round's start, then each step's actor, public action and
+    its observation after the step)."""
+
+    reveals_nothing: bool
+    """True where an opponent's decision depends on nothing the reading seat cannot see (every seat's
+    knowledge is public): the moves carry no information the belief lacks, so reading the play gives
+    the belief's own samples, unweighted, and the other methods are never called."""
+
+    def round_index(self, core: Any) -> np.ndarray:
+        """``[B]`` a public counter of each game's rounds (what happened in an earlier round says
+        nothing of the cards of this one); a log restarts when it changes."""
+        ...
+
+    def game_start(self, core: Any) -> np.ndarray:
+        """``[B] bool``: nothing has been played yet in each game (a recorder created at that moment
+        sees the whole round)."""
+        ...
+
+    def public_action(self, action: int) -> int:
+        """The action as the other seats see it: an id the replay can step in every sampled state
+        (a game whose actions carry something hidden maps them to ids that do not)."""
+        ...
+
+    def rewind(self, states: Any, log: Any) -> Any:
+        """A new core of the same rows as ``states`` (a core from ``sample_states`` at the log's last
+        observation, the reading seat being seat 0) holding each row's position at the round's start:
+        the position that, stepped with the log's actions, gives that row's state again. Raises
+        ValueError where the log and the states disagree."""
+        ...
+
+
 class CeilingHooks(Protocol):
     """Privileged players for the skill-ceiling study (``training.skill_ceiling``): the game's strongest
     heuristic fed more knowledge than a seat has, read from the engine's state. A game offers it as
@@ -446,6 +483,8 @@ class GameHooks:
       search: :class:`SearchHooks` of a determinized roll-out planner (``training.search``).
       belief: :class:`BeliefHooks`: exact beliefs and a state sampler from one seat's observation
         (search agents, ``training.advantage``).
+      play: :class:`PlayHooks`: what reading the opponents' moves needs (the play-reading belief of
+        ``keine_ahnung_env.play_reading``).
       ceiling: :class:`CeilingHooks`: privileged players for the skill-ceiling study
         (``training.skill_ceiling``).
       advantage: decision names -> :class:`AdvantageRecipe`: where a network trained on roll-out
@@ -460,6 +499,7 @@ class GameHooks:
     belief: BeliefHooks | None = None
     ceiling: CeilingHooks | None = None
     advantage: Mapping[str, AdvantageRecipe] | None = None
+    play: PlayHooks | None = None
     training_recipe: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
@@ -581,6 +621,11 @@ class GameSpec:
     def belief(self) -> BeliefHooks | None:
         """``hooks.belief``."""
         return self.hooks.belief
+
+    @property
+    def play(self) -> PlayHooks | None:
+        """``hooks.play``."""
+        return self.hooks.play
 
     @property
     def ceiling(self) -> CeilingHooks | None:

@@ -47,6 +47,7 @@ import numpy as np
 
 from keine_ahnung_env import registry
 from keine_ahnung_env.game_spec import GameSpec, StatColumn
+from keine_ahnung_env.play_reading import PlayRecorder
 from keine_ahnung_env.stats import Z95  # noqa: F401  (re-exported: the 95% quantile the intervals use)
 from keine_ahnung_env.stats import proportion_interval as wilson_interval  # the name tests and notebooks use
 
@@ -457,6 +458,9 @@ def _play_batch(spec: GameSpec, agents: Sequence[Any], seat_agents: np.ndarray, 
     rows = np.arange(B)
     done = np.array(core.done, bool, copy=True)
     log: list[tuple[np.ndarray, np.ndarray]] = []
+    # Agents that read the play get each decision's record of the round (what their seat saw of it).
+    reading = [bool(getattr(agent, "reads_play", False)) for agent in agents]
+    recorder = PlayRecorder(spec, core) if any(reading) else None
     while not done.all():
         # The core is stepped directly (not a vector env): the env would build every seat's final
         # observation of each game that ends, which a tournament never reads.
@@ -468,7 +472,10 @@ def _play_batch(spec: GameSpec, agents: Sequence[Any], seat_agents: np.ndarray, 
         actions = np.zeros(B, np.int64)
         for a in np.unique(who[live]):
             r = np.flatnonzero(live & (who == a))
-            chosen = np.asarray(agents[a].act(obs[r], mask[r]))
+            if reading[a]:
+                chosen = np.asarray(agents[a].act_reading(obs[r], mask[r], recorder.logs(r, seat[r])))
+            else:
+                chosen = np.asarray(agents[a].act(obs[r], mask[r]))
             if chosen.shape != (len(r),):
                 name = getattr(agents[a], "name", type(agents[a]).__name__)
                 raise ValueError(f"agent {name!r} returned actions of shape {chosen.shape} for {len(r)} observations; "
@@ -479,6 +486,8 @@ def _play_batch(spec: GameSpec, agents: Sequence[Any], seat_agents: np.ndarray, 
         if record:
             log.append((actions.copy(), live.copy()))
         core.step(actions, active=live)
+        if recorder is not None:
+            recorder.after_step(seat, actions, live)
         if stats is not None:
             counts += stats.after_step(core, token)
         newly = np.flatnonzero(~done & core.done)

@@ -14,6 +14,7 @@ from .config import Rules
 from .core import DnpCore
 from .game import GAME
 from .observation import OBSERVATION_VERSION, ObservationLayout, observation_string
+from .play import DnpPlay
 from .picture import table_scene
 from .render import describe_move, render_table, terminal_view
 
@@ -144,5 +145,5 @@ def game_spec(num_players: int = GAME.default_players, **rules: Any) -> GameSpec
         rules=variant.options(), policy_neutral_rules=("reward", "max_turns"), episode_stats=EPISODE_STATS,
         feature_sets=_feature_sets(), default_features="raw",
         agents=AGENTS, default_opponent="tactician", describe_move=describe_move, terminal_view=terminal_view,
-        hooks=GameHooks(belief=DnpBelief(variant), advantage=_advantage(layout, actions, variant.num_players),
+        hooks=GameHooks(belief=DnpBelief(variant), play=DnpPlay(variant), advantage=_advantage(layout, actions, variant.num_players),
                         training_recipe=TRAINING_RECIPE), scene=table_scene)

@@ -27,6 +27,7 @@ from .scoring import standings_key
 from .ceiling import CEILING
 from .search import SEARCH
 from .belief import belief_for
+from .play import PLAY
 from .game import GAME
 
 NAME = GAME.name
@@ -174,6 +175,6 @@ def game_spec(num_players: int = GAME.default_players, **rules: Any) -> GameSpec
         describe_move=describe_move, terminal_view=terminal_view,
         scene=table_scene,
         older_observations={1: ObservationLayout.for_tables(variant.num_players, tables, version=1).size},
-        hooks=GameHooks(search=SEARCH, belief=belief_for(variant), ceiling=CEILING,
+        hooks=GameHooks(search=SEARCH, belief=belief_for(variant), play=PLAY, ceiling=CEILING,
                         advantage=advantage_recipes(layout), training_recipe=TRAINING_RECIPE),
     )

@@ -1,0 +1,234 @@
+"""Reading the play (``keine_ahnung_env.play_reading``): the log, dnp's rewind, the weights, the search option."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+from keine_ahnung_env import registry
+from keine_ahnung_env.games.dnp.kernels import LOC_HAND
+from keine_ahnung_env.play_reading import PlayLog, PlayRecorder, read_play, resample, weigh
+
+CARD_ARRAYS = ("card_loc", "card_where", "card_rot")
+
+
+def tactician_games(players: int, games: int, seed: int, visit, steps: int = 2000):
+    """Plays ``games`` dnp games of tacticians, recording every seat; ``visit(core, recorder, g, seat, obs)``
+    is called at every decision of seat 0 after the first opponent move of the round."""
+    spec = registry.game_spec("dnp_v0", players)
+    core = spec.make_core(games, 0)
+    core.seed(seed)
+    core.reset_games(np.arange(games))
+    recorder = PlayRecorder(spec, core)
+    player = agents.make("tactician", game="dnp_v0", num_players=players, seed=seed)
+    for _ in range(steps):
+        live = ~np.asarray(core.done)
+        if not live.any():
+            break
+        seat = np.asarray(core.current).astype(np.int64)
+        obs = core.observe(seat)
+        for g in np.flatnonzero(live & (seat == 0)):
+            log = recorder.log(int(g), 0)
+            if log is not None and (log.actors != 0).any():
+                visit(core, recorder, int(g), obs[g])
+        actions = player.act(obs, core.legal_mask)
+        core.step(actions, active=live)
+        recorder.after_step(seat, actions, live)
+    return spec
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_rewind_of_the_true_state_replays_the_real_round_and_the_true_state_fits_every_run(players):
+    # Seat 0 reads; the real game's own row is then a state in the reader's frame. Rewound, it must be
+    # the real round's start (the cards where the real deal put them), replay to the real position,
+    # and fit every opponent run of a model that is the opponents' own (deterministic) agent.
+    starts: dict[tuple[int, int], dict] = {}
+    checked = []
+    model = agents.make("tactician", game="dnp_v0", num_players=players)
+
+    def visit(core, recorder, g, obs):
+        spec = registry.game_spec("dnp_v0", players)
+        log = recorder.log(g, 0)
+        truth = type(core).gather([(core, np.array([g]))])
+        start = spec.play.rewind(truth, log)
+        key = (g, int(core.rounds[g]))
+        real_start = starts[key]
+        for name in CARD_ARRAYS:
+            in_play = spec.play.tables.in_play
+            assert np.array_equal(np.asarray(getattr(start, name))[0, in_play], real_start[name][in_play]), name
+        reading = weigh(spec, log, truth, obs, model, slack=0.05)
+        assert reading.log_likelihood[0] == 0.0  # every run of the real opponents is the model's
+        assert reading.runs == len([r for r in log.runs() if r[0] != 0])
+        checked.append(g)
+
+    spec = registry.game_spec("dnp_v0", players)
+
+    # Record the real round starts by watching the rounds counter as the games go.
+    original_after = PlayRecorder.after_step
+
+    def after_step(self, actors, actions, stepped):
+        original_after(self, actors, actions, stepped)
+        for g in range(self.core.num_envs):
+            key = (g, int(self.core.rounds[g]))
+            if key not in starts and not self.core.done[g]:
+                starts[key] = {name: np.asarray(getattr(self.core, name))[g].copy() for name in CARD_ARRAYS}
+
+    PlayRecorder.after_step = after_step
+    try:
+        # The first round's start is the deal itself, recorded before any step.
+        real = spec.make_core(6, 0)
+        real.seed(300 + players)
+        real.reset_games(np.arange(6))
+        for g in range(6):
+            starts[(g, 0)] = {name: np.asarray(getattr(real, name))[g].copy() for name in CARD_ARRAYS}
+        tactician_games(players, 6, 300 + players, visit)
+    finally:
+        PlayRecorder.after_step = original_after
+    assert len(checked) >= 20
+
+
+def test_sampled_states_all_replay_and_the_reading_repeats_with_its_seed():
+    readings = []
+
+    def visit(core, recorder, g, obs):
+        if len(readings) >= 12:
+            return
+        spec = registry.game_spec("dnp_v0", 4)
+        log = recorder.log(g, 0)
+        model = agents.make("tactician", game="dnp_v0", num_players=4)
+        one = read_play(spec, log, obs, 24, np.random.default_rng(len(readings)), model, slack=0.5)
+        two = read_play(spec, log, obs, 24, np.random.default_rng(len(readings)), model, slack=0.5)
+        assert np.isfinite(one.log_likelihood).all()  # every sampled state rewinds and replays to the observation
+        assert np.array_equal(one.weights, two.weights)
+        assert abs(one.weights.sum() - 1.0) < 1e-12 and 1.0 <= one.effective_size <= 24.0
+        # slack=1: the play says nothing, every state weighs the same
+        flat = read_play(spec, log, obs, 8, np.random.default_rng(0), model, slack=1.0)
+        assert np.allclose(flat.weights, 1 / 8)
+        readings.append(one)
+
+    tactician_games(4, 4, 11, visit, steps=600)
+    assert len(readings) == 12
+    # the play does say something: the weights are not all equal at a slack below 1
+    assert any(r.effective_size < 23.9 for r in readings)
+
+
+def test_resample_follows_the_weights():
+    spec = registry.game_spec("dnp_v0", 3)
+    core = spec.make_core(1, 0)
+    core.seed(1)
+    core.reset_games(np.arange(1))
+    obs = core.observe(int(core.current[0]))[0]
+    states = spec.belief.sample_states(obs, 4, np.random.default_rng(0))
+    from keine_ahnung_env.play_reading import PlayReading
+
+    reading = PlayReading(states, np.array([0.0, 1.0, 0.0, 0.0]), np.array([-np.inf, 0, -np.inf, -np.inf]), 1)
+    drawn = resample(reading, 5, np.random.default_rng(3))
+    assert drawn.num_envs == 5
+    for name in CARD_ARRAYS:
+        assert (np.asarray(getattr(drawn, name)) == np.asarray(getattr(states, name))[1]).all()
+    with pytest.raises(ValueError, match="count"):
+        resample(reading, 0, np.random.default_rng(0))
+
+
+def test_bad_input_is_refused_by_name():
+    spec = registry.game_spec("dnp_v0", 4)
+    model = agents.make("tactician", game="dnp_v0", num_players=4)
+    core = spec.make_core(1, 0)
+    core.seed(2)
+    core.reset_games(np.arange(1))
+    seat = int(core.current[0])
+    obs = core.observe(seat)[0]
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="PlayLog"):
+        read_play(spec, "not a log", obs, 4, rng, model)
+    with pytest.raises(ValueError, match="slack"):
+        read_play(spec, PlayLog(obs, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, obs.size))),
+                  obs, 4, rng, model, slack=1.5)
+    with pytest.raises(ValueError, match="log shapes"):
+        read_play(spec, PlayLog(obs[:3], np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 3))),
+                  obs, 4, rng, model)
+    gap = registry.game_spec("gap_v0", 4)
+    with pytest.raises(ValueError, match="offers no play reading.*dnp_v0"):
+        PlayRecorder(gap, gap.make_core(1, 0))
+    with pytest.raises(ValueError, match="belief"):
+        agents.make("ismcts", game="dnp_v0", num_players=4, belief="psychic")
+    with pytest.raises(ValueError, match="model="):
+        agents.make("ismcts", game="dnp_v0", num_players=4, model="tactician")
+
+
+def test_a_log_of_another_seat_is_refused():
+    hits = []
+
+    def visit(core, recorder, g, obs):
+        if hits:
+            return
+        spec = registry.game_spec("dnp_v0", 4)
+        other = recorder.log(g, 1)  # seat 1's record, handed to seat 0's observation
+        model = agents.make("tactician", game="dnp_v0", num_players=4)
+        with pytest.raises(ValueError, match="round's start|replays|rewound|log"):
+            read_play(spec, other, obs, 8, np.random.default_rng(0), model)
+        hits.append(g)
+
+    tactician_games(4, 2, 21, visit, steps=300)
+    assert hits
+
+
+def test_keine_ahnung_moves_reveal_nothing():
+    spec = registry.game_spec("keine_ahnung_v0", 4)
+    assert spec.play.reveals_nothing
+    core = spec.make_core(1, 0)
+    core.seed(4)
+    core.reset_games(np.arange(1))
+    recorder = PlayRecorder(spec, core)
+    seat = int(core.current[0])
+    obs = core.observe(seat)[0]
+    reading = read_play(spec, recorder.log(0, seat), obs, 16, np.random.default_rng(0),
+                        agents.make("counter", game="keine_ahnung_v0", num_players=4))
+    assert np.allclose(reading.weights, 1 / 16) and reading.runs == 0
+
+
+def test_the_recorder_starts_a_log_only_where_it_saw_the_round_begin():
+    spec = registry.game_spec("dnp_v0", 3)
+    core = spec.make_core(2, 0)
+    core.seed(5)
+    core.reset_games(np.arange(2))
+    player = agents.make("tactician", game="dnp_v0", num_players=3, seed=0)
+    for _ in range(5):  # some moves before the recorder exists
+        seat = np.asarray(core.current).astype(np.int64)
+        core.step(player.act(core.observe(seat), core.legal_mask))
+    late = PlayRecorder(spec, core)
+    assert late.log(0, 0) is None and late.log(1, 2) is None
+    with pytest.raises(ValueError, match="not recorded"):
+        PlayRecorder(spec, core, readers=[1]).log(0, 0)
+
+
+def test_the_search_agent_reads_the_play_in_a_tournament():
+    from training.tournament import play_tournament
+
+    search = agents.make("ismcts", game="dnp_v0", num_players=3, belief="play", playouts=4, particles=8,
+                         screen=0, seed=0)
+    result = play_tournament([search, agents.make("tactician", game="dnp_v0", num_players=3)], num_players=3,
+                             games=3, seed=8, env="dnp_v0")
+    assert search.readings > 0 and search.effective_sizes / search.readings >= 1.0
+    assert result is not None
+    # act() alone has no log: the observation's belief
+    before = search.readings
+    core = registry.game_spec("dnp_v0", 3).make_core(1, 0)
+    core.seed(1)
+    core.reset_games(np.arange(1))
+    search.act(core.observe(core.current), core.legal_mask)
+    assert search.readings == before
+
+
+def test_every_unknown_card_of_a_sample_stays_in_an_opponents_hand_after_rewinding():
+    # Rewinding moves no card the seat could have seen: the cards in play are all in hands at the start.
+    def visit(core, recorder, g, obs):
+        spec = registry.game_spec("dnp_v0", 5)
+        states = spec.belief.sample_states(obs, 6, np.random.default_rng(g))
+        start = spec.play.rewind(states, recorder.log(g, 0))
+        in_play = spec.play.tables.in_play
+        assert (np.asarray(start.card_loc)[:, in_play] == LOC_HAND).all()
+        assert np.array_equal(start.observe(0)[0], recorder.log(g, 0).start)
+
+    tactician_games(5, 2, 31, visit, steps=200)
