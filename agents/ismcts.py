@@ -57,8 +57,8 @@ from keine_ahnung_env.sampling import check_batch
 
 from .base import play_seats
 
-__all__ = ["SearchAgent", "make_agent", "make_search_4p_agent", "make_recipe_search_agent", "recipe_search_options",
-           "SEARCH_4P"]
+__all__ = ["SearchAgent", "make_agent", "make_search_4p_agent", "make_search_size_agent", "make_recipe_search_agent",
+           "recipe_search_options", "SEARCH_4P"]
 
 
 def play_out(core, agent) -> None:
@@ -88,7 +88,7 @@ class SearchAgent:
                  rollout: str | None = None, margin: float = 2.0, when: str = "all", screen: int = 4,
                  max_rows: int = 16384, opponents: str | None = None, default: str | None = None,
                  num_players: int | None = None, rules: dict | None = None, belief: str = "observation",
-                 particles: int = 64, slack: float = 0.5, model: str | None = None):
+                 particles: int = 64, slack: float = 0.4, model: str | None = None):
         """``playouts``: sampled states per distinct move (an integer >= 2); ``rollout``: the agent spec
         (``agents.make``) that plays every seat after the searched move, and whose own move is the
         default (None: :func:`default_rollout`, the opponents of the game's first advantage recipe,
@@ -424,4 +424,18 @@ def make_search_4p_agent(seed: int | None = None, num_players: int | None = 4, *
                          f"num_players={num_players}; for other sizes seat ismcts with your own options")
     agent = SearchAgent(seed=seed, game="keine_ahnung_v0", num_players=4, **{**SEARCH_4P, **kwargs})
     agent.name = "ismcts_4p"
+    return agent
+
+
+def make_search_size_agent(size: int, seed: int | None = None, num_players: int | None = None,
+                           **kwargs) -> SearchAgent:
+    """``agents.make("ismcts_2p" | "ismcts_3p" | "ismcts_5p")``: :data:`SEARCH_4P`'s budget and roll-outs
+    over the shipped ``advantage_<size>p`` (Keine Ahnung at ``size`` players); any option may be
+    overridden."""
+    if num_players not in (None, size):
+        raise ValueError(f"ismcts_{size}p plays {size}-player keine_ahnung_v0 (its default move is advantage_{size}p's); "
+                         f"got num_players={num_players}")
+    agent = SearchAgent(seed=seed, game="keine_ahnung_v0", num_players=size,
+                        **{**SEARCH_4P, "default": f"advantage_{size}p", **kwargs})
+    agent.name = f"ismcts_{size}p"
     return agent

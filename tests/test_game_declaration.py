@@ -14,8 +14,8 @@ from keine_ahnung_env.game_declaration import GameDeclaration
 from keine_ahnung_env.game_spec import GameHooks, GameSpec
 from keine_ahnung_env.games.keine_ahnung.game import GAME as KEINE_AHNUNG
 
-PRESETS = ("advantage_2p", "advantage_3p", "advantage_4p", "advantage_4p_call", "advantage_5p", "ismcts_4p", "ppo_4p",
-           "ppo_4p_v1")
+PRESETS = ("advantage_2p", "advantage_3p", "advantage_4p", "advantage_4p_call", "advantage_5p", "ismcts_2p", "ismcts_3p",
+           "ismcts_4p", "ismcts_5p", "ppo_4p", "ppo_4p_v1")
 
 
 def test_the_registry_entry_is_the_declaration():

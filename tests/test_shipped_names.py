@@ -85,7 +85,7 @@ def _learned_sizes(game: str) -> str:
     ("search", "gap_v0", 4, f"no shipped 'search' agent for gap_v0 at 4 players; shipped: {_learned_sizes('gap_v0')}"),
     ("search", "dnp_v0", None,
      f"no shipped 'search' agent for dnp_v0 at 4 players; shipped: {_learned_sizes('dnp_v0')}"),
-    ("search", "keine_ahnung_v0", 3, "no shipped 'search' agent for keine_ahnung_v0 at 3 players; shipped: "),
+    ("search", "keine_ahnung_v0", 6, "no shipped 'search' agent for keine_ahnung_v0 at 6 players; shipped: "),
     ("learned", "gap_v0", 6,
      f"no shipped 'learned' agent for gap_v0 at 6 players; shipped: {_learned_sizes('gap_v0')}"),
 ])
@@ -93,6 +93,16 @@ def test_a_game_or_size_without_the_agent_is_refused_naming_what_exists(role, ga
     with pytest.raises(ValueError) as exc:
         agents.make(role, game=game, num_players=num_players)
     assert message in str(exc.value)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
+def test_search_of_keine_ahnung_is_the_search_over_the_shipped_advantage_agent_of_the_size(num_players):
+    agent = agents.make("search", game="keine_ahnung_v0", num_players=num_players, seed=0)
+    assert agent.name == f"ismcts_{num_players}p" and agent.default_spec == f"advantage_{num_players}p"
+    assert agent.num_players == num_players and agent.playouts == 128
+    other = 3 if num_players == 2 else 2
+    with pytest.raises(ValueError, match=f"ismcts_{num_players}p plays {num_players}-player"):
+        agents.make(f"ismcts_{num_players}p", game="keine_ahnung_v0", num_players=other)
 
 
 @pytest.mark.parametrize("game,module,num_players", LEARNED_CASES)

@@ -28,6 +28,10 @@ PRESETS = {
     "ismcts_4p": AgentInfo("agents.ismcts:make_search_4p_agent",
                            description="the 4-player search agent: ismcts over advantage_4p's move at every decision, "
                                        "counter_tuned roll-outs against counters (agents.ismcts.SEARCH_4P)"),
+    **{f"ismcts_{p}p": AgentInfo("agents.ismcts:make_search_size_agent", bound={"size": p},
+                                 description=f"the {p}-player search agent: ismcts over advantage_{p}p's move at every "
+                                             "decision, counter_tuned roll-outs against counters (SEARCH_4P's budget)")
+       for p in (2, 3, 5)},
     "ppo_4p": AgentInfo("agents.ppo:make_ready_agent",
                         description="the shipped 4-player PPO agent (counter_tuned's advice; 25.8% against three "
                                     "counters)"),
@@ -50,6 +54,7 @@ GAME = GameDeclaration(
     module="keine_ahnung_env.keine_ahnung_v0",
     status="stable",
     presets=PRESETS,
-    shipped={2: {"learned": "advantage_2p"}, 3: {"learned": "advantage_3p"},
-             4: {"learned": "advantage_4p", "search": "ismcts_4p"}, 5: {"learned": "advantage_5p"}},
+    shipped={2: {"learned": "advantage_2p", "search": "ismcts_2p"}, 3: {"learned": "advantage_3p", "search": "ismcts_3p"},
+             4: {"learned": "advantage_4p", "search": "ismcts_4p"},
+             5: {"learned": "advantage_5p", "search": "ismcts_5p"}},
 )
