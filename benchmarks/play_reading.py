@@ -1,7 +1,7 @@
 """What reading the play is worth, and what it costs: dnp's belief with and without the opponents' moves,
 checked against the cards the opponents really hold.
 
-    .venv/bin/python benchmarks/play_reading.py --players 4 --games 60 --particles 128 --seed 97000
+    .venv/bin/python benchmarks/play_reading.py --players 4 --games 40 --particles 128 --seed 97000 --slack 0.4   # documented
     .venv/bin/python benchmarks/play_reading.py --players 4 --games 4 --particles 32 --seed 1       # a quick one
 
 **The check.** ``--games`` games are played by ``--opponents`` (``tactician``) in every seat, seeds
@@ -162,11 +162,11 @@ def show(r: dict) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--games", type=int, default=60)
+    parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--particles", type=int, default=128)
     parser.add_argument("--seed", type=int, default=97000)
     parser.add_argument("--every", type=int, default=4)
-    parser.add_argument("--slack", type=float, default=0.05)
+    parser.add_argument("--slack", type=float, default=0.4)
     parser.add_argument("--opponents", default="tactician")
     parser.add_argument("--model", default=None)
     parser.add_argument("--json", default=None)

@@ -232,3 +232,22 @@ def test_every_unknown_card_of_a_sample_stays_in_an_opponents_hand_after_rewindi
         assert np.array_equal(start.observe(0)[0], recorder.log(g, 0).start)
 
     tactician_games(5, 2, 31, visit, steps=200)
+
+
+def test_the_benchmark_scores_both_beliefs_against_the_real_hands(tmp_path):
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "play_reading.py"
+    spec = importlib.util.spec_from_file_location("benchmarks_play_reading", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = tmp_path / "reading.json"
+    assert bench.main(["--players", "3", "--games", "1", "--particles", "8", "--seed", "5", "--every", "3",
+                       "--json", str(out)]) == 0
+    r = json.loads(out.read_text())
+    assert r["decisions"] > 0 and r["plain_log_score"] < 0 and r["read_log_score"] < 0
+    # the paired gain is the difference of the two means
+    assert abs(r["log_score_gain"][0] - (r["read_log_score"] - r["plain_log_score"])) < 1e-9
+    assert sum(c["n"] for c in r["calibration"]) > 0 and 1.0 <= r["ess_mean"] <= 8.0
