@@ -268,9 +268,9 @@ class PlayHooks(Protocol):
 
     def rewind(self, states: Any, log: Any) -> Any:
         """A new core of the same rows as ``states`` (a core from ``sample_states`` at the log's last
-        observation, the reading seat being seat 0) holding each row's position at the round's start:
-        the position that, stepped with the log's actions, gives that row's state again. Raises
-        ValueError where the log and the states disagree."""
+        observation, the reading seat to act in each row) holding each row's position at the round's
+        start, the reading seat where it sits in that row: the position that, stepped with the log's
+        actions, gives that row's state again. Raises ValueError where the log and the states disagree."""
         ...
 
 

@@ -244,16 +244,19 @@ def read_play(spec: GameSpec, log: PlayLog, observation: np.ndarray, count: int,
 
 def weigh(spec: GameSpec, log: PlayLog, states: Any, observation: np.ndarray, model: Any, slack: float = 0.05,
           max_run: int = 64) -> PlayReading:
-    """:func:`read_play` for given ``states`` (a core of states consistent with ``observation``, the reading
-    seat being seat 0, as ``GameSpec.belief.sample_states`` returns them): their weights given the play."""
+    """:func:`read_play` for given ``states`` (a core of states consistent with ``observation``, in each of
+    which the reading seat is to act, as ``GameSpec.belief.sample_states`` returns them): their weights
+    given the play."""
     hooks = play_hooks(spec, "reading the play")
     slack = check_slack(slack)
     n = states.num_envs
     if hooks.reveals_nothing:
         return PlayReading(states, np.full(n, 1.0 / n), np.zeros(n), 0)
     log = _check_log(spec, log)
+    P = spec.num_players
+    reader = np.asarray(states.current).astype(np.int64).copy()  # the reading seat of each state
     core = hooks.rewind(states, log)
-    if not np.array_equal(core.observe(0), np.broadcast_to(log.start, (n, spec.observation_size))):
+    if not np.array_equal(core.observe(reader), np.broadcast_to(log.start, (n, spec.observation_size))):
         raise ValueError("the rewound states do not show the seat its observation at the round's start: the log is "
                          "not of this game's current round, or not of this seat")
     log_lik = np.zeros(n)
@@ -261,17 +264,18 @@ def weigh(spec: GameSpec, log: PlayLog, states: Any, observation: np.ndarray, mo
     all_rows = np.arange(n)
     log_slack = math.log(slack) if slack > 0 else -math.inf
     runs = 0
-    for actor, first, stop in log.runs():
+    for relative, first, stop in log.runs():
         if not live.any():
             break
-        if actor != 0 and slack < 1.0:
+        actor = (reader + relative) % P
+        if relative != 0 and slack < 1.0:
             runs += 1
             # States already NEGLIGIBLE below the best keep a weight under e^-NEGLIGIBLE of it whatever
             # the model does next; leaving them out of the model's runs saves most of the cost.
             rows = all_rows[live & (log_lik > log_lik[live].max() - NEGLIGIBLE)]
             trial = type(core).gather([(core, rows)])
-            same = _model_run(trial, actor, model, max_run)
-            seen = trial.observe(0)
+            same = _model_run(trial, actor[rows], model, max_run)
+            seen = trial.observe(reader[rows])
             same &= (seen == log.seen[stop - 1][None, :]).all(axis=1)
             log_lik[rows[~same]] += log_slack
         for t in range(first, stop):
@@ -279,7 +283,7 @@ def weigh(spec: GameSpec, log: PlayLog, states: Any, observation: np.ndarray, mo
             can = live & (np.asarray(core.current) == actor) & np.asarray(core.legal_mask)[:, action]
             live &= can
             core.step(np.full(n, action, np.int64), active=live.copy())
-    live &= (core.observe(0) == np.asarray(observation, np.float32)[None, :]).all(axis=1)
+    live &= (core.observe(reader) == np.asarray(observation, np.float32)[None, :]).all(axis=1)
     log_lik[~live] = -math.inf
     if not np.isfinite(log_lik).any():
         raise ValueError("no state replays the logged round to the current observation under the model: the log is "
@@ -289,24 +293,25 @@ def weigh(spec: GameSpec, log: PlayLog, states: Any, observation: np.ndarray, mo
     return PlayReading(states, w / w.sum(), log_lik, runs)
 
 
-def _model_run(trial: Any, actor: int, model: Any, max_run: int) -> np.ndarray:
-    """Lets ``model`` play seat ``actor``'s run in every game of ``trial``; ``[n] bool``: the run ended
-    (another seat to act, or the game over) within ``max_run`` decisions."""
+def _model_run(trial: Any, actors: np.ndarray, model: Any, max_run: int) -> np.ndarray:
+    """Lets ``model`` play each game's run of seat ``actors[i]`` in every game of ``trial``; ``[n] bool``:
+    the run ended (another seat to act, or the game over) within ``max_run`` decisions."""
     n = trial.num_envs
-    going = np.flatnonzero(np.asarray(trial.current) == actor)
+    going = np.flatnonzero(np.asarray(trial.current) == actors)
     actions = np.zeros(n, np.int64)
     for _ in range(max_run):
-        going = going[(np.asarray(trial.current)[going] == actor) & ~np.asarray(trial.done)[going]]
+        going = going[(np.asarray(trial.current)[going] == actors[going]) & ~np.asarray(trial.done)[going]]
         if going.size == 0:
             return np.ones(n, bool)
         if callable(getattr(model, "reseed", None)):
             model.reseed(0)
-        actions[going] = np.asarray(model.act(trial.observe(actor, games=going), trial.legal_mask[going]), np.int64)
+        actions[going] = np.asarray(model.act(trial.observe(actors[going], games=going), trial.legal_mask[going]),
+                                    np.int64)
         active = np.zeros(n, bool)
         active[going] = True
         trial.step(actions, active=active)
     ended = np.ones(n, bool)
-    ended[going[(np.asarray(trial.current)[going] == actor) & ~np.asarray(trial.done)[going]]] = False
+    ended[going[(np.asarray(trial.current)[going] == actors[going]) & ~np.asarray(trial.done)[going]]] = False
     return ended
 
 

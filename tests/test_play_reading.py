@@ -251,3 +251,70 @@ def test_the_benchmark_scores_both_beliefs_against_the_real_hands(tmp_path):
     # the paired gain is the difference of the two means
     assert abs(r["log_score_gain"][0] - (r["read_log_score"] - r["plain_log_score"])) < 1e-9
     assert sum(c["n"] for c in r["calibration"]) > 0 and 1.0 <= r["ess_mean"] <= 8.0
+
+
+def _exact_holder_marginals(reader_hand, table, held, slack):
+    """Seat 2's exact posterior in 3-player, one-round tiny_v0 after seats 0 and 1 acted (``table[j]``: the
+    card seat j played, 0 for a pass), the players being ``high_card`` with ``slack``: by enumerating every
+    ordered deal of the other hands (each equally likely) and weighing it by the model's decisions."""
+    import itertools
+
+    cards = set(range(1, 9)) - set(reader_hand) - {c for c in table if c}
+    out, total = np.zeros((2, 9)), 0.0
+    for rest0 in itertools.permutations(sorted(cards), held[0]):
+        for rest1 in itertools.permutations(sorted(cards - set(rest0)), held[1]):
+            weight, played = 1.0, []
+            for seat, rest in ((0, rest0), (1, rest1)):
+                hand = list(rest) + ([table[seat]] if table[seat] else [])
+                best = max(hand)
+                plays = best > max(played, default=0)  # high_card: its best card if it beats the table
+                weight *= 1.0 if plays == bool(table[seat]) and (not plays or best == table[seat]) else slack
+                played.append(table[seat])
+            total += weight
+            for seat, rest in ((0, rest0), (1, rest1)):
+                out[seat, list(rest)] += weight
+    return out / total
+
+
+def test_the_reading_converges_to_the_exact_posterior_of_the_tiny_game():
+    # Enumerated exactly, the posterior under the model against read_play's weighted sample: the method is
+    # consistent, not only self-consistent.
+    import tiny_game
+
+    tiny_game.register()
+    try:
+        spec = registry.game_spec(tiny_game.NAME, 3, rounds=1)
+        model = agents.make("high_card", game=tiny_game.NAME, num_players=3)
+        checked = compared = 0
+        for seed in range(40):
+            if checked >= 3 and compared >= 6:
+                break
+            core = spec.make_core(1, seed)
+            recorder = PlayRecorder(spec, core)
+            for _ in range(2):
+                seat = core.current.copy()
+                actions = model.act(core.observe(seat), core.legal_mask)
+                core.step(actions)
+                recorder.after_step(seat, actions, np.ones(1, bool))
+            table = [int(core.table[0, 0]), int(core.table[0, 1])]
+            if not any(table):
+                continue  # nothing played: the passes alone are the case below
+            obs = core.observe(2)[0]
+            held = [int((core.hands[0, s] > 0).sum()) for s in (0, 1)]
+            exact = _exact_holder_marginals([int(c) for c in core.hands[0, 2]], table, held, slack=0.2)
+            plain = _exact_holder_marginals([int(c) for c in core.hands[0, 2]], table, held, slack=1.0)
+            reading = read_play(spec, recorder.log(0, 2), obs, 3000, np.random.default_rng(seed), model, slack=0.2)
+            hands = reading.states.hands  # [n, 3, 2] absolute seats; the reader is seat 2 in every live state
+            live = reading.weights > 0
+            assert (reading.states.current[live] == 2).all()
+            estimate = np.zeros((2, 9))
+            for s in (0, 1):
+                for c in range(1, 9):
+                    estimate[s, c] = reading.weights @ (hands[:, s] == c).any(axis=1)
+            assert np.abs(estimate - exact).max() < 0.05, (seed, np.round(estimate - exact, 3))
+            compared += 1
+            if np.abs(exact - plain).max() > 0.1:
+                checked += 1
+        assert checked >= 3  # positions where reading the play moves the belief, and it moves it right
+    finally:
+        tiny_game.unregister()

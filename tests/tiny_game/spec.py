@@ -15,6 +15,7 @@ from .config import Rules
 from .core import TinyCore
 from .game import GAME
 from .observation import observation_high, observation_string
+from .play import TinyPlay
 from .render import render_table
 
 AGENTS = {"high_card": AgentInfo(HighCardAgent, description="plays its best card when it beats the table")}
@@ -45,4 +46,5 @@ def game_spec(num_players: int = GAME.default_players, **rules: Any) -> GameSpec
         observation_high=observation_high(P, rounds), make_core=lambda n, seed: TinyCore(n, P, rounds, seed),
         standings=lambda core: core.points, render=render_table, observation_string=observation_string,
         rules=variant.options(), episode_stats=EPISODE_STATS, agents=AGENTS,
-        hooks=GameHooks(belief=TinyBelief(P, rounds), advantage=advantage_recipes(observation_high(P, rounds).size)))
+        hooks=GameHooks(belief=TinyBelief(P, rounds), play=TinyPlay(),
+                        advantage=advantage_recipes(observation_high(P, rounds).size)))
