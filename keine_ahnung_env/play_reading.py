@@ -90,21 +90,36 @@ class PlayLog:
 class PlayRecorder:
     """Keeps a :class:`PlayLog` for every reading seat of every game of a core, from its steps.
 
-    ``readers``: the absolute seats whose logs are kept (every seat: None). A game's log is valid from
-    the start of a round the recorder saw begin (a game where nothing was played yet when the recorder
-    was made, or any later round); until then :meth:`log` returns None for it. Call :meth:`after_step`
-    after every ``core.step`` with the seats that acted, their actions and the games stepped.
+    ``readers``: the absolute seats whose logs are kept: a list of seats (the same in every game), a
+    ``[B, P] bool`` array (per game) or None (every seat). A game's log is valid from the start of a
+    round the recorder saw begin (a game where nothing was played yet when the recorder was made, or
+    any later round); until then :meth:`log` returns None for it. Call :meth:`after_step` after every
+    ``core.step`` with the seats that acted, their actions and the games stepped. A log keeps one
+    observation per step of the round for each reading seat: memory grows with the batch, so record
+    only the seats that read.
     """
 
-    def __init__(self, spec: GameSpec, core: Any, readers: Sequence[int] | None = None):
+    def __init__(self, spec: GameSpec, core: Any, readers: Sequence[int] | np.ndarray | None = None):
         self.spec = spec
         self.hooks = play_hooks(spec, "recording the play")
         self.core = core
-        P = spec.num_players
-        self.readers = list(range(P)) if readers is None else sorted({int(s) for s in readers})
-        if not self.readers or min(self.readers) < 0 or max(self.readers) >= P:
-            raise ValueError(f"readers={readers!r}; allowed: seats 0..{P - 1}")
-        B = core.num_envs
+        P, B = spec.num_players, core.num_envs
+        if readers is None:
+            mask = np.ones((B, P), bool)
+        elif isinstance(readers, np.ndarray) and readers.dtype == bool:
+            if readers.shape != (B, P):
+                raise ValueError(f"readers of shape {readers.shape}; allowed: [{B}, {P}] (games x seats) or a list "
+                                 "of seats")
+            mask = readers.copy()
+        else:
+            seats = sorted({int(s) for s in readers})
+            if not seats or min(seats) < 0 or max(seats) >= P:
+                raise ValueError(f"readers={readers!r}; allowed: seats 0..{P - 1}")
+            mask = np.zeros((B, P), bool)
+            mask[:, seats] = True
+        self.reading = mask
+        """``[B, P] bool``: the seats whose logs are kept in each game."""
+        self.readers = np.flatnonzero(mask.any(axis=0)).tolist()
         self.round = np.asarray(self.hooks.round_index(core)).copy() if not self.hooks.reveals_nothing else None
         self.valid = np.asarray(self.hooks.game_start(core), bool).copy() if not self.hooks.reveals_nothing \
             else np.ones(B, bool)
@@ -117,7 +132,7 @@ class PlayRecorder:
         """Starts the logs of ``games`` at their current position (a round's start)."""
         for g in games:
             self._steps[g] = []
-            for seat in self.readers:
+            for seat in np.flatnonzero(self.reading[g]).tolist():
                 self._start[(int(g), seat)] = self.core.observe(seat, games=np.array([g]))[0].copy()
 
     def after_step(self, actors: np.ndarray, actions: np.ndarray, stepped: np.ndarray) -> None:
@@ -135,10 +150,16 @@ class PlayRecorder:
         ended = games[np.asarray(self.core.done)[games]]
         keep = games[(now[games] == self.round[games]) & self.valid[games] & ~np.asarray(self.core.done)[games]]
         if keep.size:
-            seen = {seat: self.core.observe(seat, games=keep) for seat in self.readers}
+            games_of, seats_of = np.nonzero(self.reading[keep])
+            seen = self.core.observe(seats_of, games=keep[games_of]) if games_of.size else None
+            at = 0
             for i, g in enumerate(keep):
                 actor, action = int(actors[g]), int(self.hooks.public_action(int(actions[g])))
-                self._steps[g].append((actor, action, {seat: seen[seat][i].copy() for seat in self.readers}))
+                views = {}
+                while at < games_of.size and games_of[at] == i:
+                    views[int(seats_of[at])] = seen[at].copy()
+                    at += 1
+                self._steps[g].append((actor, action, views))
         self.round[games] = now[games]
         self.valid[ended] = False
         self.valid[new_round] = True
@@ -147,8 +168,9 @@ class PlayRecorder:
     def log(self, game: int, seat: int) -> PlayLog | None:
         """The log of ``seat`` (absolute) in ``game`` this round; None where the recorder did not see
         the round begin (or the game is over). Where the game reveals nothing, an empty log."""
-        if seat not in self.readers:
-            raise ValueError(f"seat {seat} is not recorded; recorded seats: {self.readers}")
+        if not self.reading[game, seat]:
+            raise ValueError(f"seat {seat} is not recorded in game {game}; recorded seats there: "
+                             f"{np.flatnonzero(self.reading[game]).tolist()}")
         O = self.spec.observation_size
         if self.hooks.reveals_nothing:
             return PlayLog(np.zeros(O, np.float32), np.zeros(0, np.int64), np.zeros(0, np.int64),

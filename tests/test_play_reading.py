@@ -201,6 +201,20 @@ def test_the_recorder_starts_a_log_only_where_it_saw_the_round_begin():
     assert late.log(0, 0) is None and late.log(1, 2) is None
     with pytest.raises(ValueError, match="not recorded"):
         PlayRecorder(spec, core, readers=[1]).log(0, 0)
+    fresh = spec.make_core(2, 0)
+    mask = np.zeros((2, 3), bool)
+    mask[0, 1] = True  # only seat 1 of game 0 reads
+    recorder = PlayRecorder(spec, fresh, readers=mask)
+    seat = np.asarray(fresh.current).astype(np.int64)
+    actions = player.act(fresh.observe(seat), fresh.legal_mask)
+    fresh.step(actions)
+    recorder.after_step(seat, actions, np.ones(2, bool))
+    log = recorder.log(0, 1)
+    assert len(log) == 1 and np.array_equal(log.seen[0], fresh.observe(1, games=np.array([0]))[0])
+    with pytest.raises(ValueError, match="not recorded in game 1"):
+        recorder.log(1, 1)
+    with pytest.raises(ValueError, match="readers of shape"):
+        PlayRecorder(spec, fresh, readers=np.zeros((3, 3), bool))
 
 
 def test_the_search_agent_reads_the_play_in_a_tournament():

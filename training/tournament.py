@@ -460,7 +460,7 @@ def _play_batch(spec: GameSpec, agents: Sequence[Any], seat_agents: np.ndarray, 
     log: list[tuple[np.ndarray, np.ndarray]] = []
     # Agents that read the play get each decision's record of the round (what their seat saw of it).
     reading = [bool(getattr(agent, "reads_play", False)) for agent in agents]
-    recorder = PlayRecorder(spec, core) if any(reading) else None
+    recorder = PlayRecorder(spec, core, readers=np.asarray(reading)[seat_agents[rows]]) if any(reading) else None
     while not done.all():
         # The core is stepped directly (not a vector env): the env would build every seat's final
         # observation of each game that ends, which a tournament never reads.
