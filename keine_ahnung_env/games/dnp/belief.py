@@ -228,24 +228,11 @@ class DnpBelief:
         owners = np.repeat(np.arange(P), know.unknown_counts).astype(np.int8)
         card_where[rows, unknown] = owners[None, :]
         card_rot[:, know.unknown] = rng.integers(0, 2, size=(n, know.unknown.size), dtype=np.int8)
-
-        def same(value, dtype, shape=()):
-            return np.broadcast_to(np.asarray(value, dtype), (n,) + shape).copy()
-
-        T = self.layout.positions
-        arrays = {
-            "card_loc": card_loc, "card_where": card_where, "card_rot": card_rot,
-            "card_public": same(know.public, bool, (N,)), "card_selected": same(know.selected, bool, (N,)),
-            "deal_order": same(-1, np.int16, (N,)), "set_size": same(know.set_size, np.int8, (T,)),
-            "set_value": same(know.set_value, np.int8, (T,)), "hand_count": same(know.hand_sizes, np.int8, (P,)),
-            "sel_count": same(know.selection[0], np.int8), "sel_value": same(know.selection[1], np.int8),
-            "points": same(know.points, np.int16, (P,)), "out": same(know.out, bool, (P,)),
-            "finishers": same(int(know.out.sum()), np.int8), "current": same(0, np.int8),
-            "area": same(know.area, np.int8), "turn": same(0, np.int32), "rounds": same(0, np.int16),
-            "terminated": same(False, bool), "truncated": same(False, bool), "rewards": same(0, np.float32, (P,)),
-            "legal_mask": same(False, bool, (self.num_actions,)),
-        }
-        core = DnpCore.from_state_arrays(self.rules, arrays, range(n), rng_state=stream_states(rng, n))
+        core = DnpCore.from_positions(
+            self.rules, stream_states(rng, n), card_loc=card_loc, card_where=card_where, card_rot=card_rot,
+            card_public=know.public, card_selected=know.selected, set_size=know.set_size, set_value=know.set_value,
+            hand_count=know.hand_sizes, sel_count=know.selection[0], sel_value=know.selection[1],
+            points=know.points, out=know.out, finishers=int(know.out.sum()), area=know.area)
         seen_now = core.observe(0)
         if not np.array_equal(seen_now, np.broadcast_to(np.asarray(observation, np.float32), seen_now.shape)):
             raise ValueError("no real game gives this observation (a state built from it shows the seat "

@@ -190,6 +190,25 @@ class DnpCore(CompiledCore):
         K.mask_kernel(core._state(), core._k, np.arange(len(seeds)))
         return core
 
+    @classmethod
+    def from_positions(cls, rules: Rules, rng_state: np.ndarray, **fields) -> "DnpCore":
+        """A core of ``len(rng_state)`` positions at a decision, built from the state arrays that are not
+        empty there: each given field (a state array's name) is broadcast to its ``[n, ...]`` shape (one
+        value, one row for every game, or a row per game); every other field keeps its empty value
+        (zero, False, the deal order unknown: -1). Game i draws its later chance events from
+        ``rng_state[i]``; the legal masks are computed. The belief's samples and the play reading's
+        rewound states are built with it."""
+        n = len(rng_state)
+        empty = cls.__new__(cls)
+        empty._allocate(n, rules)
+        arrays = {name: getattr(empty, name) for name in cls.state_array_names()}
+        arrays["deal_order"][...] = -1
+        for name, value in fields.items():
+            if name not in arrays:
+                raise ValueError(f"from_positions: no state array {name!r}; allowed: {', '.join(arrays)}")
+            arrays[name][...] = value
+        return cls.from_state_arrays(rules, arrays, range(n), rng_state=rng_state)
+
     # ------------------------------------------------------------ queries
 
     @property

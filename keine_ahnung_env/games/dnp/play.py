@@ -107,31 +107,17 @@ class DnpPlay:
             raise ValueError(f"the rewound hands hold {counts[0].tolist()} cards; the round began with "
                              f"{sizes.tolist()}")
 
-        def same(value, dtype, shape=()):
-            return np.broadcast_to(np.asarray(value, dtype), (n,) + shape).copy()
-
-        arrays = {
-            "card_loc": np.broadcast_to(np.where(in_play, LOC_HAND, LOC_OUT).astype(np.int8), (n, N)).copy(),
-            "card_where": np.where(in_play[None, :], where, 0).astype(np.int8),
-            "card_rot": np.where(in_play[None, :], rots, 0).astype(np.int8),
-            "card_public": same(False, bool, (N,)), "card_selected": same(False, bool, (N,)),
-            "deal_order": same(-1, np.int16, (N,)), "set_size": same(0, np.int8, (T,)),
-            "set_value": same(0, np.int8, (T,)), "hand_count": counts.astype(np.int8),
-            "sel_count": same(0, np.int8), "sel_value": same(0, np.int8),
-            "points": same(points, np.int16, (P,)), "out": same(False, bool, (P,)),
-            "finishers": same(0, np.int8), "current": same(int(acting[0]), np.int8),
-            "area": same(int(np.argmax(start["area"])), np.int8), "turn": same(0, np.int32),
-            "rounds": same(0, np.int16), "terminated": same(False, bool), "truncated": same(False, bool),
-            "rewards": same(0, np.float32, (P,)), "legal_mask": same(False, bool, (self.actions.num_actions,)),
-        }
-        return DnpCore.from_state_arrays(self.rules, arrays, range(n), rng_state=np.asarray(states.rng_state).copy())
+        return DnpCore.from_positions(
+            self.rules, np.asarray(states.rng_state).copy(), card_loc=np.where(in_play, LOC_HAND, LOC_OUT),
+            card_where=np.where(in_play[None, :], where, 0), card_rot=np.where(in_play[None, :], rots, 0),
+            hand_count=counts, points=points, current=int(acting[0]), area=int(np.argmax(start["area"])))
 
     def _played_value(self, log, first: int, actor: int, card: int) -> int:
         """The active value ``card`` had when ``actor`` played it, its selection starting at step ``first``:
         the value of the set it joined (a played set is seen in front of its player after the move; a
         card added to another set takes that set's value, seen before the move, since the set may be
         discarded before the seat's next look)."""
-        L, P, N = self.layout, self.num_players, self.tables.num_cards
+        L, N = self.layout, self.tables.num_cards
         stop = next((m for m in range(first, len(log)) if log.actors[m] == actor and log.actions[m] >= N
                      and log.actions[m] < self.actions.take_base), None)
         if stop is None:

@@ -145,5 +145,6 @@ def game_spec(num_players: int = GAME.default_players, **rules: Any) -> GameSpec
         rules=variant.options(), policy_neutral_rules=("reward", "max_turns"), episode_stats=EPISODE_STATS,
         feature_sets=_feature_sets(), default_features="raw",
         agents=AGENTS, default_opponent="tactician", describe_move=describe_move, terminal_view=terminal_view,
-        hooks=GameHooks(belief=DnpBelief(variant), play=DnpPlay(variant), advantage=_advantage(layout, actions, variant.num_players),
-                        training_recipe=TRAINING_RECIPE), scene=table_scene)
+        hooks=GameHooks(belief=DnpBelief(variant), play=DnpPlay(variant),
+                        advantage=_advantage(layout, actions, variant.num_players), training_recipe=TRAINING_RECIPE),
+        scene=table_scene)
