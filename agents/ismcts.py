@@ -185,6 +185,8 @@ class SearchAgent:
         self.particles = int(particles)
         self.slack = check_slack(slack)
         self.model = None
+        self.model_spec = None
+        """the agent spec of the opponents' model (``belief="play"``; None otherwise)."""
         if self.reads_play:
             play_hooks(probe, "the search agent's belief='play'")
             self.model_spec = model or opponents or rollout
@@ -419,22 +421,17 @@ the 4-player benchmark seats against it). Its figures: docs/results.md."""
 def make_search_4p_agent(seed: int | None = None, num_players: int | None = 4, **kwargs) -> SearchAgent:
     """``agents.make("ismcts_4p")``: :data:`SEARCH_4P` for 4-player Keine Ahnung; any option may be
     overridden (``ismcts_4p:playouts=64``)."""
-    if num_players not in (None, 4):
-        raise ValueError(f"ismcts_4p plays 4-player keine_ahnung_v0 (its default move is advantage_4p's); got "
-                         f"num_players={num_players}; for other sizes seat ismcts with your own options")
-    agent = SearchAgent(seed=seed, game="keine_ahnung_v0", num_players=4, **{**SEARCH_4P, **kwargs})
-    agent.name = "ismcts_4p"
-    return agent
+    return make_search_size_agent(4, seed=seed, num_players=num_players, **kwargs)
 
 
 def make_search_size_agent(size: int, seed: int | None = None, num_players: int | None = None,
                            **kwargs) -> SearchAgent:
-    """``agents.make("ismcts_2p" | "ismcts_3p" | "ismcts_5p")``: :data:`SEARCH_4P`'s budget and roll-outs
-    over the shipped ``advantage_<size>p`` (Keine Ahnung at ``size`` players); any option may be
-    overridden."""
+    """``agents.make("ismcts_<size>p")``: :data:`SEARCH_4P`'s budget and roll-outs over the shipped
+    ``advantage_<size>p`` (Keine Ahnung at ``size`` players); any option may be overridden."""
     if num_players not in (None, size):
         raise ValueError(f"ismcts_{size}p plays {size}-player keine_ahnung_v0 (its default move is advantage_{size}p's); "
-                         f"got num_players={num_players}")
+                         f"got num_players={num_players}; the search agents: ismcts_2p .. ismcts_5p, or `search` "
+                         "for the table at hand")
     agent = SearchAgent(seed=seed, game="keine_ahnung_v0", num_players=size,
                         **{**SEARCH_4P, "default": f"advantage_{size}p", **kwargs})
     agent.name = f"ismcts_{size}p"
