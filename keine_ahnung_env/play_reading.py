@@ -119,10 +119,8 @@ class PlayRecorder:
             mask[:, seats] = True
         self.reading = mask
         """``[B, P] bool``: the seats whose logs are kept in each game."""
-        self.readers = np.flatnonzero(mask.any(axis=0)).tolist()
-        self.round = np.asarray(self.hooks.round_index(core)).copy() if not self.hooks.reveals_nothing else None
-        self.valid = np.asarray(self.hooks.game_start(core), bool).copy() if not self.hooks.reveals_nothing \
-            else np.ones(B, bool)
+        self.round = np.asarray(self.hooks.round_index(core)).copy()
+        self.valid = np.asarray(self.hooks.game_start(core), bool).copy()
         self._start: dict[tuple[int, int], np.ndarray] = {}
         self._steps: list[list[tuple[int, int, dict[int, np.ndarray]]]] = [[] for _ in range(B)]
         if not self.hooks.reveals_nothing:
