@@ -183,3 +183,35 @@ def test_every_action_has_its_own_key_whatever_the_state(game, players):
         assert not {"?", "q", "u", "t", "h", "help", "quit"} & set(keys)  # the commands stay commands
         core.step(np.flatnonzero(core.legal_mask[0])[:1])  # another state: the keys do not move
         assert [view_for(spec, core, seat).keys[a] for a in range(spec.num_actions)] == keys
+
+
+def test_a_ctrl_c_taken_by_another_thread_still_ends_the_wait_for_a_line(monkeypatch):
+    """Linux hands a Ctrl-C to any thread that does not block it; the wait for the player's line
+    must still end in a KeyboardInterrupt on the main thread, and lines typed at once come one by one."""
+    import threading
+
+    from training import play
+
+    master, slave = pty.openpty()
+    stdin = os.fdopen(slave, "r")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    monkeypatch.setattr(play, "_pending_input", bytearray())
+    try:
+        os.write(master, b"r0\nq\n")
+        assert play.read_terminal_line() == "r0" and play.read_terminal_line() == "q"
+
+        def interrupt_from_this_thread():
+            time.sleep(0.3)
+            signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+            time.sleep(10)
+            os.write(master, b"too late\n")  # ends the wait if the interrupt was lost: the test fails, not hangs
+
+        threading.Thread(target=interrupt_from_this_thread, daemon=True).start()
+        with pytest.raises(KeyboardInterrupt):
+            play.read_terminal_line()
+        os.write(master, b"\x04")  # Ctrl-D on an empty line: the end of input
+        with pytest.raises(EOFError):
+            play.read_terminal_line()
+    finally:
+        stdin.close()
+        os.close(master)

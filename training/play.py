@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
+import select
 import signal
 import sys
 import threading
@@ -90,14 +92,17 @@ def check_args(args: Args) -> tuple:
     return spec, rules, bots
 
 
-def play(args: Args, read: Callable[[], str] = input, out: TextIO = sys.stdout) -> dict:
-    """Runs one game; ``read`` supplies the human's lines (``input`` by default); returns the result
+def play(args: Args, read: Callable[[], str] | None = None, out: TextIO = sys.stdout) -> dict:
+    """Runs one game; ``read`` supplies the human's lines (by default the terminal's, see
+    ``read_terminal_line``, or ``input`` where standard input is not a terminal); returns the result
     (``quit``: left before the end by ``q``, end of input or Ctrl-C; ``scores``; ``won``)."""
     from keine_ahnung_env.replay import Replay, check_record_dir
     from keine_ahnung_env.vector import VectorEnv
 
     from .terminal import COMMANDS, colour_wanted, moves_line, painter, view_for
 
+    if read is None:
+        read = read_terminal_line if sys.stdin.isatty() else input
     with user_errors():
         spec, _, bots = check_args(args)
         record_dir = check_record_dir(args.record)
@@ -203,6 +208,34 @@ def play(args: Args, read: Callable[[], str] = input, out: TextIO = sys.stdout) 
     say(paint("You win!", "good") if won else "You did not win this time.")
     record("python -m training.play")
     return {"quit": False, "scores": scores, "won": bool(won)}
+
+
+_pending_input = bytearray()
+
+
+def read_terminal_line() -> str:
+    """The next line typed on the terminal (EOFError at Ctrl-D on an empty line).
+
+    It waits in short ``select`` steps rather than one blocking read: a Ctrl-C may be delivered to
+    any of the process's threads (the compiled kernels' libraries start some), and only a read that
+    returns to Python now and then lets the main thread raise the KeyboardInterrupt."""
+    fd = sys.stdin.fileno()
+    while b"\n" not in _pending_input:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # EIO: the terminal was closed
+            chunk = b""
+        if not chunk:
+            if _pending_input:  # a last line without its newline
+                break
+            raise EOFError
+        _pending_input.extend(chunk)
+    line, _, rest = bytes(_pending_input).partition(b"\n")
+    _pending_input[:] = rest
+    return line.decode("utf-8", "replace")
 
 
 @contextlib.contextmanager
