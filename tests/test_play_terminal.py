@@ -33,7 +33,9 @@ class Terminal:
         if not colour:
             env["NO_COLOR"] = "1"
         self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # the child: exec at once
+        if self.pid == 0:  # the child: as a shell starts a program (Ctrl-C neither blocked nor ignored), then exec
+            signal.pthread_sigmask(signal.SIG_SETMASK, [])
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.chdir(ROOT)
             os.execve(sys.executable, [sys.executable, "-m", "training.play", *args], env)
         self.text = ""  # everything the child wrote
@@ -200,15 +202,22 @@ def test_a_ctrl_c_taken_by_another_thread_still_ends_the_wait_for_a_line(monkeyp
         os.write(master, b"r0\nq\n")
         assert play.read_terminal_line() == "r0" and play.read_terminal_line() == "q"
 
+        interrupted = threading.Event()
+
         def interrupt_from_this_thread():
             time.sleep(0.3)
             signal.pthread_kill(threading.get_ident(), signal.SIGINT)
-            time.sleep(10)
-            os.write(master, b"too late\n")  # ends the wait if the interrupt was lost: the test fails, not hangs
+            if not interrupted.wait(10):
+                os.write(master, b"too late\n")  # ends the wait if the interrupt was lost: the test fails, not hangs
 
-        threading.Thread(target=interrupt_from_this_thread, daemon=True).start()
-        with pytest.raises(KeyboardInterrupt):
-            play.read_terminal_line()
+        helper = threading.Thread(target=interrupt_from_this_thread, daemon=True)
+        helper.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                play.read_terminal_line()
+        finally:
+            interrupted.set()
+            helper.join()
         os.write(master, b"\x04")  # Ctrl-D on an empty line: the end of input
         with pytest.raises(EOFError):
             play.read_terminal_line()

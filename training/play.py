@@ -258,6 +258,10 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point of ``python -m training.play``; bad arguments raise ValueError (one line and exit
     status 2 on the command line)."""
     args = parse_dataclass(Args, argv, prog=PROG, examples=EXAMPLES)
+    if sys.stdin.isatty() and threading.current_thread() is threading.main_thread():
+        # Ctrl-C leaves the game even where the process that started it blocked or ignored it.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         play(args)
     except KeyboardInterrupt:  # before the first deal (during the game, play itself leaves cleanly)
