@@ -253,7 +253,8 @@ class PlayHooks(Protocol):
 
     def round_index(self, core: Any) -> np.ndarray:
         """``[B]`` a public counter of each game's rounds (what happened in an earlier round says
-        nothing of the cards of this one); a log restarts when it changes."""
+        nothing of the cards of this one); a log restarts when it changes. A game may count more than
+        rounds (the gap game also counts the hidden cards laid, so no hidden choice enters a log)."""
         ...
 
     def game_start(self, core: Any) -> np.ndarray:
@@ -264,6 +265,13 @@ class PlayHooks(Protocol):
     def public_action(self, action: int) -> int:
         """The action as the other seats see it: an id the replay can step in every sampled state
         (a game whose actions carry something hidden maps them to ids that do not)."""
+        ...
+
+    def restarts(self, before: np.ndarray, after: np.ndarray) -> bool:
+        """Whether a step the replay cannot repeat lies between two observations of a seat (one step
+        apart): something happened that no seat saw and the log's actions do not say (the gap game: a
+        reshuffle, whose order nobody saw). The log then starts afresh after that step; the belief at the
+        current observation holds what the seat knows of what came before."""
         ...
 
     def rewind(self, states: Any, log: Any) -> Any:

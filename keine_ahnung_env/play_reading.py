@@ -147,6 +147,7 @@ class PlayRecorder:
         new_round = games[(now[games] != self.round[games]) & ~np.asarray(self.core.done)[games]]
         ended = games[np.asarray(self.core.done)[games]]
         keep = games[(now[games] == self.round[games]) & self.valid[games] & ~np.asarray(self.core.done)[games]]
+        restart = []
         if keep.size:
             games_of, seats_of = np.nonzero(self.reading[keep])
             seen = self.core.observe(seats_of, games=keep[games_of]) if games_of.size else None
@@ -157,11 +158,18 @@ class PlayRecorder:
                 while at < games_of.size and games_of[at] == i:
                     views[int(seats_of[at])] = seen[at].copy()
                     at += 1
+                if views:
+                    # What restarts a log is public: any reading seat's two views tell it.
+                    seat, view = next(iter(views.items()))
+                    steps = self._steps[g]
+                    if self.hooks.restarts(steps[-1][2][seat] if steps else self._start[(int(g), seat)], view):
+                        restart.append(g)
+                        continue
                 self._steps[g].append((actor, action, views))
         self.round[games] = now[games]
         self.valid[ended] = False
         self.valid[new_round] = True
-        self._begin(new_round)
+        self._begin(np.concatenate([new_round, np.asarray(restart, new_round.dtype)]))
 
     def log(self, game: int, seat: int) -> PlayLog | None:
         """The log of ``seat`` (absolute) in ``game`` this round; None where the recorder did not see

@@ -148,9 +148,11 @@ def test_bad_input_is_refused_by_name():
     with pytest.raises(ValueError, match="log shapes"):
         read_play(spec, PlayLog(obs[:3], np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 3))),
                   obs, 4, rng, model)
-    gap = registry.game_spec("gap_v0", 4)
-    with pytest.raises(ValueError, match="offers no play reading.*dnp_v0"):
-        PlayRecorder(gap, gap.make_core(1, 0))
+    import dataclasses
+
+    blind = dataclasses.replace(spec, hooks=dataclasses.replace(spec.hooks, play=None))
+    with pytest.raises(ValueError, match="offers no play reading.*dnp_v0.*gap_v0"):
+        PlayRecorder(blind, blind.make_core(1, 0))
     with pytest.raises(ValueError, match="belief"):
         agents.make("ismcts", game="dnp_v0", num_players=4, belief="psychic")
     with pytest.raises(ValueError, match="model="):
@@ -332,3 +334,105 @@ def test_the_reading_converges_to_the_exact_posterior_of_the_tiny_game():
         assert checked >= 3  # positions where reading the play moves the belief, and it moves it right
     finally:
         tiny_game.unregister()
+
+
+def planner_games(players: int, games: int, seed: int, visit, steps: int = 3000):
+    """Plays ``games`` gap games of planners, recording every seat; ``visit(core, recorder, g, obs, start)``
+    at every decision of seat 0 after an opponent's move in its log, ``start`` the real position
+    (card_loc, card_owner, draw pile) when that log began."""
+    spec = registry.game_spec("gap_v0", players)
+    core = spec.make_core(games, 0)
+    core.seed(seed)
+    core.reset_games(np.arange(games))
+    recorder = PlayRecorder(spec, core)
+    player = agents.make("planner", game="gap_v0", num_players=players, seed=seed)
+    starts: dict[int, tuple] = {}
+
+    def position(g):
+        pile = np.asarray(core.draw_cards)[g, core.draw_pos[g]:core.draw_len[g]].copy()
+        return np.asarray(core.card_loc)[g].copy(), np.asarray(core.card_owner)[g].copy(), pile
+
+    for _ in range(steps):
+        live = ~np.asarray(core.done)
+        if not live.any():
+            break
+        for g in np.flatnonzero(live):
+            log = recorder.log(int(g), 0)
+            if log is not None and len(log) == 0:
+                starts[int(g)] = position(g)
+        seat = np.asarray(core.current).astype(np.int64)
+        obs = core.observe(seat)
+        for g in np.flatnonzero(live & (seat == 0)):
+            log = recorder.log(int(g), 0)
+            if log is not None and (log.actors != 0).any():
+                visit(core, recorder, int(g), obs[g], starts[int(g)])
+        actions = player.act(obs, core.legal_mask)
+        core.step(actions, active=live)
+        recorder.after_step(seat, actions, live)
+    return spec
+
+
+def test_gap_rewinds_replay_to_the_observation_and_the_real_start_is_among_them():
+    """Five players, so reshuffles happen: a log never spans one, every rewind of the true state
+    replays to it, and where an opponent's passes leave few choices the real start is among the
+    rewinds (the card an unseen pass took is drawn from the passer's hand)."""
+    from keine_ahnung_env.games.gap.actions import ACTION_PASS
+
+    spec = registry.game_spec("gap_v0", 5)
+    model = agents.make("planner", game="gap_v0", num_players=5)
+    seen = {"checked": 0, "after_reshuffle": 0, "found": 0}
+
+    def visit(core, recorder, g, obs, start):
+        log = recorder.log(g, 0)
+        views = [log.start, *log.seen]
+        assert not any(spec.play.restarts(a, b) for a, b in zip(views, views[1:]))
+        if seen["checked"] % 3:  # every third reading: the weighing replays the model (slow)
+            seen["checked"] += 1
+            return
+        seen["checked"] += 1
+        truth = type(core).gather([(core, np.full(256, g))])
+        rewound = spec.play.rewind(truth, log)
+        assert (rewound.observe(0) == log.start).all()
+        reading = weigh(spec, log, type(core).gather([(truth, np.arange(8))]), obs, model, slack=0.05)
+        assert np.isfinite(reading.log_likelihood).all()
+        sizes = spec.play.layout.split(np.stack(views))["table"][:, 0]
+        hidden_draws = sum(1 for t in range(len(log)) if log.actors[t] != 0 and log.actions[t] == ACTION_PASS
+                           and sizes[t] > sizes[t + 1])
+        seen["after_reshuffle"] += int(spec.play.layout.split(log.start)["pool"].any())
+        if hidden_draws <= 1:
+            loc, owner, pile = start
+            pos, length = np.asarray(rewound.draw_pos), np.asarray(rewound.draw_len)
+            same = (np.asarray(rewound.card_loc) == loc).all(axis=1) & (np.asarray(rewound.card_owner) == owner).all(axis=1)
+            same &= np.array([np.array_equal(np.asarray(rewound.draw_cards)[i, pos[i]:length[i]], pile)
+                              for i in range(256)])
+            assert same.any()
+            seen["found"] += 1
+
+    planner_games(5, 2, 41, visit, steps=1500)
+    assert seen["checked"] >= 30 and seen["after_reshuffle"] >= 3 and seen["found"] >= 3, seen
+
+
+def test_gap_reading_repeats_with_its_seed_and_the_search_agent_reads_the_play():
+    readings = []
+
+    def visit(core, recorder, g, obs, start):
+        if len(readings) >= 4:
+            return
+        spec = registry.game_spec("gap_v0", 3)
+        log = recorder.log(g, 0)
+        model = agents.make("planner", game="gap_v0", num_players=3)
+        one = read_play(spec, log, obs, 16, np.random.default_rng(len(readings)), model, slack=0.4)
+        two = read_play(spec, log, obs, 16, np.random.default_rng(len(readings)), model, slack=0.4)
+        assert np.isfinite(one.log_likelihood).all() and np.array_equal(one.weights, two.weights)
+        readings.append(one)
+
+    planner_games(3, 2, 51, visit, steps=400)
+    assert len(readings) == 4 and any(r.effective_size < 15.9 for r in readings)
+
+    from training.tournament import play_tournament
+
+    search = agents.make("ismcts", game="gap_v0", num_players=3, belief="play", playouts=2, particles=8,
+                         screen=0, seed=0, rules={"max_turns": 40})
+    play_tournament([search, agents.make("planner", game="gap_v0", num_players=3)], num_players=3, games=1, seed=8,
+                    env="gap_v0", max_turns=40)
+    assert search.readings > 0

@@ -21,6 +21,9 @@ class TinyPlay:
     def game_start(self, core: TinyCore) -> np.ndarray:
         return core.turn == 0
 
+    def restarts(self, before: np.ndarray, after: np.ndarray) -> bool:
+        return False  # every step replays: nothing happens that the log does not say
+
     def public_action(self, action: int) -> int:
         return int(action)
 

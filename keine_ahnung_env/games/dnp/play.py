@@ -52,6 +52,9 @@ class DnpPlay:
     def game_start(self, core: DnpCore) -> np.ndarray:
         return (np.asarray(core.turn) == 0) & (np.asarray(core.sel_count) == 0)
 
+    def restarts(self, before: np.ndarray, after: np.ndarray) -> bool:
+        return False  # every step replays: nothing happens that the log does not say
+
     def public_action(self, action: int) -> int:
         return int(action)
 

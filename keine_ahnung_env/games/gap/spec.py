@@ -17,6 +17,7 @@ import numpy as np
 from ...game_spec import AdvantageRecipe, AgentInfo, EpisodeStats, GameHooks, GameSpec, StatColumn
 from .actions import ACTION_PASS, NUM_ACTIONS, Phase, action_name
 from .belief import GapBelief
+from .play import GapPlay
 from .config import Rules
 from .core import GapCore
 from .deck import CARD_COLOUR, CARD_NUMBER
@@ -173,6 +174,6 @@ def game_spec(num_players: int = GAME.default_players, **rules: Any) -> GameSpec
         agents=AGENTS,
         default_opponent="gap_hunter",
         describe_move=describe_move, terminal_view=terminal_view,
-        hooks=GameHooks(belief=GapBelief(variant), advantage=_advantage(layout), training_recipe=TRAINING_RECIPE),
+        hooks=GameHooks(belief=GapBelief(variant), play=GapPlay(variant), advantage=_advantage(layout), training_recipe=TRAINING_RECIPE),
         scene=table_scene,
     )

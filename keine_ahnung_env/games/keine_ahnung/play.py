@@ -25,6 +25,9 @@ class KeineAhnungPlay:
     def game_start(self, core) -> np.ndarray:
         return np.ones(core.num_envs, bool)
 
+    def restarts(self, before: np.ndarray, after: np.ndarray) -> bool:
+        return False  # no log is kept: the moves reveal nothing
+
     def public_action(self, action: int) -> int:
         return int(action)
 
