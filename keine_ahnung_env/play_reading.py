@@ -36,7 +36,10 @@ unweighted. A game without play hooks is refused, naming the games that have the
 
 **The log** is recorded by :class:`PlayRecorder` from the steps of a core: for one seat and the
 current round, its observation at the round's start and after every step, each step's actor and its
-public action (``GameSpec.play.public_action``). It holds nothing the seat did not see. The
+public action (``GameSpec.play.public_action``). It holds nothing the seat did not see. Where a step
+does something the replay cannot repeat (``GameSpec.play.restarts``: the gap game's reshuffle, whose
+order nobody saw), the log starts afresh after it; the belief at the current observation keeps what the
+seat knows of what came before. The
 tournament (``training.tournament``) keeps one for every seat of an agent that reads the play
 (``reads_play = True``) and hands it to ``act_reading(observation, mask, logs)``.
 """
@@ -63,7 +66,8 @@ class PlayLog:
     """What one seat saw of the current round of one game.
 
     Attributes:
-      start: ``float32 [O]`` the seat's observation when the round began (after the deal).
+      start: ``float32 [O]`` the seat's observation when the log began: the round's start (after the
+        deal), or the step after the last one the replay cannot repeat (``GameSpec.play.restarts``).
       actors: ``int [T]`` each step's actor, relative to the seat (0: the seat itself).
       actions: ``int64 [T]`` each step's public action (``GameSpec.play.public_action``).
       seen: ``float32 [T, O]`` the seat's observation after each step.
@@ -248,7 +252,7 @@ def _check_log(spec: GameSpec, log: Any) -> PlayLog:
 
 
 def read_play(spec: GameSpec, log: PlayLog, observation: np.ndarray, count: int, rng: np.random.Generator,
-              model: Any, slack: float = 0.05, max_run: int = 64) -> PlayReading:
+              model: Any, slack: float = 0.4, max_run: int = 64) -> PlayReading:
     """The belief at ``observation`` (the reading seat's, at its decision; the last of ``log``'s
     round) weighted by the play (see the module docstring).
 
@@ -260,7 +264,8 @@ def read_play(spec: GameSpec, log: PlayLog, observation: np.ndarray, count: int,
       rng: draws the states.
       model: the stated model of the opponents, an agent (``act(observation, mask)``); it is reseeded
         at 0 before every run it plays, so the weights are a function of the inputs.
-      slack: the likelihood of a run the model would not play, relative to one it would (0 to 1).
+      slack: the likelihood of a run the model would not play, relative to one it would (0 to 1; the
+        default 0.4 is the value measured best with dnp's tacticians, docs/results.md "Reading the play").
       max_run: the most decisions of a model's run (a run that does not end by then does not match).
     """
     belief = registry.game_hook(spec, "belief", "belief sampler", ", which reading the play needs")
@@ -270,7 +275,7 @@ def read_play(spec: GameSpec, log: PlayLog, observation: np.ndarray, count: int,
     return weigh(spec, log, states, observation, model, slack, max_run)
 
 
-def weigh(spec: GameSpec, log: PlayLog, states: Any, observation: np.ndarray, model: Any, slack: float = 0.05,
+def weigh(spec: GameSpec, log: PlayLog, states: Any, observation: np.ndarray, model: Any, slack: float = 0.4,
           max_run: int = 64) -> PlayReading:
     """:func:`read_play` for given ``states`` (a core of states consistent with ``observation``, in each of
     which the reading seat is to act, as ``GameSpec.belief.sample_states`` returns them): their weights

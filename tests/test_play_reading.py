@@ -13,19 +13,23 @@ from keine_ahnung_env.play_reading import PlayLog, PlayRecorder, read_play, resa
 CARD_ARRAYS = ("card_loc", "card_where", "card_rot")
 
 
-def tactician_games(players: int, games: int, seed: int, visit, steps: int = 2000):
-    """Plays ``games`` dnp games of tacticians, recording every seat; ``visit(core, recorder, g, seat, obs)``
-    is called at every decision of seat 0 after the first opponent move of the round."""
-    spec = registry.game_spec("dnp_v0", players)
+def recorded_games(game: str, agent: str, players: int, games: int, seed: int, visit, steps: int,
+                   watch=None):
+    """Plays ``games`` games of ``agent`` in every seat, recording every seat; ``visit(core, recorder, g,
+    obs)`` is called at every decision of seat 0 after an opponent's move in its log, ``watch(core,
+    recorder)`` (if given) before every step."""
+    spec = registry.game_spec(game, players)
     core = spec.make_core(games, 0)
     core.seed(seed)
     core.reset_games(np.arange(games))
     recorder = PlayRecorder(spec, core)
-    player = agents.make("tactician", game="dnp_v0", num_players=players, seed=seed)
+    player = agents.make(agent, game=game, num_players=players, seed=seed)
     for _ in range(steps):
         live = ~np.asarray(core.done)
         if not live.any():
             break
+        if watch is not None:
+            watch(core, recorder)
         seat = np.asarray(core.current).astype(np.int64)
         obs = core.observe(seat)
         for g in np.flatnonzero(live & (seat == 0)):
@@ -36,6 +40,11 @@ def tactician_games(players: int, games: int, seed: int, visit, steps: int = 200
         core.step(actions, active=live)
         recorder.after_step(seat, actions, live)
     return spec
+
+
+def tactician_games(players: int, games: int, seed: int, visit, steps: int = 2000):
+    """dnp games of tacticians (:func:`recorded_games`)."""
+    return recorded_games("dnp_v0", "tactician", players, games, seed, visit, steps)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
@@ -88,6 +97,17 @@ def test_rewind_of_the_true_state_replays_the_real_round_and_the_true_state_fits
     assert len(checked) >= 20
 
 
+def read_twice(spec, log, obs, count: int, seed: int, model, slack: float):
+    """``read_play`` twice with the same seed: the same weights, and every sampled state rewinds and
+    replays to the observation; returns the reading."""
+    one = read_play(spec, log, obs, count, np.random.default_rng(seed), model, slack=slack)
+    two = read_play(spec, log, obs, count, np.random.default_rng(seed), model, slack=slack)
+    assert np.isfinite(one.log_likelihood).all()
+    assert np.array_equal(one.weights, two.weights)
+    assert abs(one.weights.sum() - 1.0) < 1e-12 and 1.0 <= one.effective_size <= count
+    return one
+
+
 def test_sampled_states_all_replay_and_the_reading_repeats_with_its_seed():
     readings = []
 
@@ -97,11 +117,7 @@ def test_sampled_states_all_replay_and_the_reading_repeats_with_its_seed():
         spec = registry.game_spec("dnp_v0", 4)
         log = recorder.log(g, 0)
         model = agents.make("tactician", game="dnp_v0", num_players=4)
-        one = read_play(spec, log, obs, 24, np.random.default_rng(len(readings)), model, slack=0.5)
-        two = read_play(spec, log, obs, 24, np.random.default_rng(len(readings)), model, slack=0.5)
-        assert np.isfinite(one.log_likelihood).all()  # every sampled state rewinds and replays to the observation
-        assert np.array_equal(one.weights, two.weights)
-        assert abs(one.weights.sum() - 1.0) < 1e-12 and 1.0 <= one.effective_size <= 24.0
+        one = read_twice(spec, log, obs, 24, len(readings), model, slack=0.5)
         # slack=1: the play says nothing, every state weighs the same
         flat = read_play(spec, log, obs, 8, np.random.default_rng(0), model, slack=1.0)
         assert np.allclose(flat.weights, 1 / 8)
@@ -337,39 +353,19 @@ def test_the_reading_converges_to_the_exact_posterior_of_the_tiny_game():
 
 
 def planner_games(players: int, games: int, seed: int, visit, steps: int = 3000):
-    """Plays ``games`` gap games of planners, recording every seat; ``visit(core, recorder, g, obs, start)``
-    at every decision of seat 0 after an opponent's move in its log, ``start`` the real position
-    (card_loc, card_owner, draw pile) when that log began."""
-    spec = registry.game_spec("gap_v0", players)
-    core = spec.make_core(games, 0)
-    core.seed(seed)
-    core.reset_games(np.arange(games))
-    recorder = PlayRecorder(spec, core)
-    player = agents.make("planner", game="gap_v0", num_players=players, seed=seed)
+    """Gap games of planners (:func:`recorded_games`); ``visit(core, recorder, g, obs, start)``, ``start``
+    the real position (card_loc, card_owner, draw pile) when seat 0's log began."""
     starts: dict[int, tuple] = {}
 
-    def position(g):
-        pile = np.asarray(core.draw_cards)[g, core.draw_pos[g]:core.draw_len[g]].copy()
-        return np.asarray(core.card_loc)[g].copy(), np.asarray(core.card_owner)[g].copy(), pile
-
-    for _ in range(steps):
-        live = ~np.asarray(core.done)
-        if not live.any():
-            break
-        for g in np.flatnonzero(live):
+    def watch(core, recorder):
+        for g in np.flatnonzero(~np.asarray(core.done)):
             log = recorder.log(int(g), 0)
             if log is not None and len(log) == 0:
-                starts[int(g)] = position(g)
-        seat = np.asarray(core.current).astype(np.int64)
-        obs = core.observe(seat)
-        for g in np.flatnonzero(live & (seat == 0)):
-            log = recorder.log(int(g), 0)
-            if log is not None and (log.actors != 0).any():
-                visit(core, recorder, int(g), obs[g], starts[int(g)])
-        actions = player.act(obs, core.legal_mask)
-        core.step(actions, active=live)
-        recorder.after_step(seat, actions, live)
-    return spec
+                pile = np.asarray(core.draw_cards)[g, core.draw_pos[g]:core.draw_len[g]].copy()
+                starts[int(g)] = (np.asarray(core.card_loc)[g].copy(), np.asarray(core.card_owner)[g].copy(), pile)
+
+    return recorded_games("gap_v0", "planner", players, games, seed,
+                          lambda core, recorder, g, obs: visit(core, recorder, g, obs, starts[g]), steps, watch)
 
 
 def test_gap_rewinds_replay_to_the_observation_and_the_real_start_is_among_them():
@@ -419,12 +415,8 @@ def test_gap_reading_repeats_with_its_seed_and_the_search_agent_reads_the_play()
         if len(readings) >= 4:
             return
         spec = registry.game_spec("gap_v0", 3)
-        log = recorder.log(g, 0)
         model = agents.make("planner", game="gap_v0", num_players=3)
-        one = read_play(spec, log, obs, 16, np.random.default_rng(len(readings)), model, slack=0.4)
-        two = read_play(spec, log, obs, 16, np.random.default_rng(len(readings)), model, slack=0.4)
-        assert np.isfinite(one.log_likelihood).all() and np.array_equal(one.weights, two.weights)
-        readings.append(one)
+        readings.append(read_twice(spec, recorder.log(g, 0), obs, 16, len(readings), model, slack=0.4))
 
     planner_games(3, 2, 51, visit, steps=400)
     assert len(readings) == 4 and any(r.effective_size < 15.9 for r in readings)
