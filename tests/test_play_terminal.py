@@ -197,6 +197,8 @@ def test_a_ctrl_c_taken_by_another_thread_still_ends_the_wait_for_a_line(monkeyp
     master, slave = pty.openpty()
     stdin = os.fdopen(slave, "r")
     monkeypatch.setattr(sys, "stdin", stdin)
+    # Python's own Ctrl-C handler, whatever an earlier test in this process left in place
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     monkeypatch.setattr(play, "_pending_input", bytearray())
     try:
         os.write(master, b"r0\nq\n")
@@ -222,5 +224,6 @@ def test_a_ctrl_c_taken_by_another_thread_still_ends_the_wait_for_a_line(monkeyp
         with pytest.raises(EOFError):
             play.read_terminal_line()
     finally:
+        signal.signal(signal.SIGINT, previous)
         stdin.close()
         os.close(master)
