@@ -12,7 +12,9 @@ Agents (``random`` is common to every game):
   card goes where it gives it the most gap plays (then the widest gap).
 * ``planner`` (:class:`PlannerAgent`), the strongest here: searches every sequence of plays of its turn
   (chains of gap plays, then a match play or a pass) and takes the first move of the best one; see the
-  class for the value it maximises.
+  class for the value it maximises. Its play and flip decisions run as a Numba kernel by default
+  (``agent_kernels.py``: the same search, the same action on every row); ``compiled=False``, spec
+  ``planner:compiled=false``, keeps the Python search here, the reference the kernel is tested against.
 """
 
 from __future__ import annotations
@@ -178,16 +180,36 @@ class PlannerAgent(GapAgent):
     ``hide_hard`` > 0, cards that can never or hardly be played in a gap, 1 and 11, 2 and 10, count that
     much more). A turned-up card goes on the pile that gives the best plan afterwards. The weights were
     tuned in seat-rotated 4-player matches against ``gap_hunter`` (``docs/gap.md``).
+
+    ``compiled`` (default True): the play and flip decisions run as a Numba kernel
+    (``agent_kernels.py``), the same search as the Python methods here (:meth:`_search`,
+    :meth:`_stop_value`, :meth:`_context`), so the same action on every row and the same value bit for
+    bit; False keeps the Python search, the readable reference. The play and flip decisions draw no
+    random numbers, and hiding, the phase dispatch and the random fallback are the same on both paths,
+    so a seeded game is the same with either. A subclass that overrides a method of the search
+    (``_search``, ``_stop_value``, ``_context``, ``_play``, ``_flip``) is decided by its Python methods,
+    whatever ``compiled`` says.
     """
 
     name = "planner"
+
+    _DECISION_METHODS = ("_search", "_stop_value", "_context", "_play", "_flip")
+    """Methods the kernel replaces: a subclass overriding one of them keeps the Python path."""
 
     def __init__(self, seed: int | None = None, num_players: int | None = None, rules: dict | None = None,
                  max_nodes: int = 4000, card_weight: float = 0.5, gap_weight: float = 0.2,
                  no_gap_width: float = 2.5, flip_bonus: float = 0.5, win_bonus: float = 40.0,
                  hide_hard: float = 0.0, threat_scale: float = 2.0, count_cards: bool = False,
-                 count_weight: float = 0.06, no_gap_cards: float = 8.0):
+                 count_weight: float = 0.06, no_gap_cards: float = 8.0, compiled: bool = True):
         super().__init__(seed=seed, num_players=num_players, rules=rules)
+        if not isinstance(compiled, (bool, np.bool_)):
+            raise ValueError(f"compiled={compiled!r}; allowed: True (the Numba kernel) or False (the Python reference)")
+        overridden = [m for m in PlannerAgent._DECISION_METHODS
+                      if getattr(type(self), m) is not getattr(PlannerAgent, m)]
+        self.compiled = bool(compiled) and not overridden
+        """Whether the play and flip decisions run the kernel (False for ``compiled=False`` and for
+        subclasses that override a method of the search)."""
+        self._kernel_offsets: dict[int, np.ndarray] = {}
         self.hide_hard, self.threat_scale = float(hide_hard), float(threat_scale)
         self.count_cards, self.count_weight, self.no_gap_cards = bool(count_cards), float(count_weight), float(no_gap_cards)
         self.max_nodes = int(max_nodes)
@@ -262,7 +284,44 @@ class PlannerAgent(GapAgent):
         memo[key] = (best, best_action)
         return best, best_action
 
+    # the compiled decision --------------------------------------------------------------------------
+
+    def _kernel_params(self) -> np.ndarray:
+        """The parameters for the kernel, built at every call from the attributes, as the Python
+        methods read them."""
+        from . import agent_kernels as pk
+
+        return pk.planner_params(self.max_nodes, self.card_weight, self.gap_weight, self.no_gap_width,
+                                 self.flip_bonus, self.win_bonus, self.threat_scale, self.count_cards,
+                                 self.count_weight, self.no_gap_cards, self.flip_on_extra_turns)
+
+    def _decide_compiled(self, obs: np.ndarray, layout: ObservationLayout, flip: bool) -> np.ndarray:
+        """The kernel's actions for rows all in the PLAY phase (``flip`` False) or all in FLIP."""
+        from . import agent_kernels as pk
+
+        width = obs.shape[1]
+        if width not in self._kernel_offsets:
+            self._kernel_offsets[width] = pk.layout_offsets(layout)
+        offsets = self._kernel_offsets[width]
+        # float32 rows as they are, anything else as float64: both hold every value exactly as the
+        # reference reads it.
+        obs = np.ascontiguousarray(obs, np.float32 if obs.dtype == np.float32 else np.float64)
+        B = obs.shape[0]
+        out = np.empty(B, np.int64)
+        params = self._kernel_params()
+        slots = pk.memo_slots(self.max_nodes)
+        if B >= _PARALLEL_MIN_ROWS:
+            pk.decide_kernel(obs, flip, out, layout.num_players, offsets, params, pk.GAP_BITS, slots,
+                             min(B, 4 * _threads()))
+        else:
+            pk.decide_range(obs, flip, out, 0, B, layout.num_players, offsets, params, pk.GAP_BITS, slots)
+        return out
+
+    # the decisions -----------------------------------------------------------------------------------
+
     def _play(self, obs, mask, layout) -> np.ndarray:
+        if self.compiled:
+            return self._decide_compiled(obs, layout, flip=False)
         t0, t1 = self.tops(obs, layout)
         out = np.empty(obs.shape[0], np.int64)
         for r in range(obs.shape[0]):
@@ -279,6 +338,8 @@ class PlannerAgent(GapAgent):
         return ACTION_HIDE_BASE + self._pick(score, hide)
 
     def _flip(self, obs, mask, layout) -> np.ndarray:
+        if self.compiled:
+            return self._decide_compiled(obs, layout, flip=True)
         t0, t1 = self.tops(obs, layout)
         flip = _cards_of(obs[:, layout.slice("flip_card")])
         out = np.empty(obs.shape[0], np.int64)
@@ -291,3 +352,15 @@ class PlannerAgent(GapAgent):
         return out
 
 
+
+
+_PARALLEL_MIN_ROWS = 32
+"""Batches of play or flip rows from this size up are split over Numba's threads (smaller ones run in
+one serial loop): a planner decision is a search of up to ``max_nodes`` positions, far more work per
+row than a rules step."""
+
+
+def _threads() -> int:
+    import numba
+
+    return numba.get_num_threads()
