@@ -28,6 +28,11 @@ with the selection's value are ranked, so the plan chosen at the first card is t
      ``TURN_MARGIN`` fewer sets than it has values, or when nothing is playable. It never takes a set
      (taking back and forth loops; turning waits until the table clears).
   Tuned against three ``shedder`` at 4 players (300 games per setting); ``docs/dnp.md`` has the league.
+
+``tactician`` decides with a Numba kernel by default (``agent_kernels.py``: the same action as the
+Python methods here on every row; ``compiled=False``, spec ``tactician:compiled=false``, keeps these
+methods, the reference the kernel is tested against) and plays whole tables of tacticians inside a
+compiled core (``play_turns``, ``play_together``: search roll-outs).
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from .actions import NUM_TARGETS
 from .deck import MAX_VALUE
 from .observation import ObservationLayout
 
-__all__ = ["DnpAgent", "ShedderAgent", "TacticianAgent", "finish_estimate", "infer_layout"]
+__all__ = ["DnpAgent", "ShedderAgent", "TacticianAgent", "finish_estimate", "infer_layout", "play_lineup"]
 
 
 def infer_layout(obs_width: int, mask_width: int) -> tuple[int, int]:
@@ -227,9 +232,20 @@ def finish_estimate(active_values, inactive_values) -> int:
 
 
 class TacticianAgent(DnpAgent):
-    """The strongest heuristic here; its rules are listed in the module docstring."""
+    """The strongest heuristic here; its rules are listed in the module docstring.
+
+    ``compiled`` (the default): :meth:`act` decides with the Numba kernel (``agent_kernels.py``), which
+    makes the reference's decision on every row; ``compiled=False``: with the Python methods below (the
+    readable reference). The class constants (RISK, BEAT_INTENT, BEAT_WEIGHT, TURN_MARGIN) are read at
+    every call, from the instance or its class, by both. A subclass that overrides a decision method
+    (``plans``, ``_rank``, ``survive``, ...; :attr:`_DECISION_METHODS`) is decided by its Python methods,
+    whatever ``compiled`` says: the kernel knows this class's rules only. :meth:`play_turns` and
+    ``play_together`` (:func:`play_lineup`) play tables held by tacticians alone inside a compiled core."""
 
     name = "tactician"
+    _DECISION_METHODS = ("plans", "card_order", "other_move", "_rank", "_order", "survive", "_threats",
+                         "_beat_value", "_choose", "act")
+    """Methods the kernel replaces: a subclass (or an instance) that overrides one keeps the Python path."""
     RISK = 2.0
     """How much the chance of being beaten counts (``survive ** RISK``; tuned: 0, 0.5, 1, 2, 3 tried)."""
     BEAT_INTENT = 0.7
@@ -239,6 +255,84 @@ class TacticianAgent(DnpAgent):
     TURN_MARGIN = 1
     """Turn the hand when its inactive side has at least this many fewer distinct values than it
     needs more (tuned: 0, 1, 2 tried)."""
+
+    # play_together (set below the module's play_lineup): callers that seat several agents play every
+    # seat held by agents that share this function in one call of it.
+
+    def __init__(self, seed: int | None = None, num_players: int | None = None, rules: dict | None = None,
+                 deck=None, compiled: bool = True):
+        """``compiled``: decide with the Numba kernel (the default) or with the Python methods (False)."""
+        super().__init__(seed=seed, num_players=num_players, rules=rules, deck=deck)
+        if not isinstance(compiled, (bool, np.bool_)):
+            raise ValueError(f"compiled={compiled!r}; allowed: True (the Numba kernel) or False (the Python reference)")
+        overridden = [m for m in self._DECISION_METHODS if getattr(type(self), m) is not getattr(TacticianAgent, m)]
+        self.compiled = bool(compiled) and not overridden
+        """Whether :meth:`act` runs the kernel (False for ``compiled=False`` and for subclasses that override a
+        decision method)."""
+
+    # ------------------------------------------------------------------ the compiled decision
+
+    def _kernel_params(self) -> np.ndarray | None:
+        """The class constants for the kernel as they are now, or None where the Python path must decide: not
+        compiled, a decision method replaced on the instance, or a constant the kernel's float64 arithmetic
+        would not reproduce (``agent_kernels.params``)."""
+        if not self.compiled or any(m in self.__dict__ for m in self._DECISION_METHODS):
+            return None
+        from . import agent_kernels as ak
+
+        return ak.params(self)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """One legal action per row (``int64 [B]``); rows without a legal action get 0. With ``compiled``
+        the kernel decides; the rows it leaves to Python (the random fallback where the chosen action is
+        illegal, rows it does not decode) are resolved afterwards in row order, so the agent's generator
+        is drawn from as the reference draws from it."""
+        params = self._kernel_params()
+        if params is None:
+            return super().act(observation, action_mask)
+        obs, mask = check_batch(observation, action_mask)
+        obs = obs.astype(np.float32, copy=False)
+        out = np.zeros(obs.shape[0], np.int64)
+        if obs.shape[0] == 0:
+            return out
+        P, N = infer_layout(obs.shape[1], mask.shape[1])
+        if self.num_players is not None and P != self.num_players:
+            raise ValueError(f"observations of a {P}-player game; this agent was made for {self.num_players}")
+        from . import agent_kernels as ak
+
+        out = ak.decide(np.ascontiguousarray(obs), np.ascontiguousarray(mask), _layout_info(P, N), params)
+        left = np.flatnonzero(out < 0)
+        if left.size:
+            from .actions import ActionLayout
+
+            layout, actions = ObservationLayout.make(P, N), ActionLayout(N, P)
+            for i in left.tolist():
+                choice = out[i]
+                if choice == ak.REFERENCE:
+                    choice = self._choose(_View(obs[i], layout), mask[i], actions)
+                legal = 0 <= choice < mask.shape[1] and mask[i, choice]
+                out[i] = choice if legal else sample_masked(self.rng, mask[i:i + 1])[0]
+        return out
+
+    def play_turns(self, core, games: np.ndarray, holds: np.ndarray) -> bool:
+        """Plays this agent's seats in a dnp core directly, without a round trip to Python per decision:
+        in each game ``games[i]``, while the seat to act is one that ``holds[i]`` ([n, P] bool) marks and
+        the game is not over, the compiled engine observes the game as that seat, the kernel decides and
+        the game is stepped. Each decision is the one :meth:`act` makes. (:func:`play_lineup` with this
+        agent alone: it plays only where the agent holds every seat, and returns False otherwise.)
+
+        Returns False, touching nothing, where it cannot play directly (the caller then uses ``act``).
+        Raises ValueError for ``games`` / ``holds`` of the wrong shape or out of range."""
+        from .core import DnpCore
+
+        if self._kernel_params() is None or not isinstance(core, DnpCore):
+            return False
+        holds = np.ascontiguousarray(holds, np.bool_)
+        size = np.asarray(games).size
+        if holds.shape != (size, core.num_players):
+            raise ValueError(f"holds must have shape ({size}, {core.num_players}), one row of seats per listed game; "
+                             f"got {holds.shape}")
+        return play_lineup(core, games, [self], np.where(holds, 0, -1))
 
     # ------------------------------------------------------------------ estimates
 
@@ -364,3 +458,115 @@ class TacticianAgent(DnpAgent):
         if best == -np.inf or groups_turned + self.TURN_MARGIN < groups:
             return L.turn
         return -1
+
+
+_LAYOUT_INFO: dict = {}
+
+
+def _layout_info(num_players: int, num_cards: int) -> np.ndarray:
+    """The kernel's ``info`` for a table size, built once (``agent_kernels.layout_info``)."""
+    key = (num_players, num_cards)
+    info = _LAYOUT_INFO.get(key)
+    if info is None:
+        from . import agent_kernels as ak
+
+        info = _LAYOUT_INFO[key] = ak.layout_info(num_players, num_cards)
+    return info
+
+
+def play_lineup(core, games, agents, seat_agent) -> bool:
+    """Plays a table of compiled tacticians in a dnp core directly: in each game ``games[i]``, while the
+    game is not over, the compiled engine observes it as the seat to act (held by
+    ``agents[seat_agent[i, seat]]``), the kernel decides with that agent's constants and the game is
+    stepped, so whole games cost one call. Each decision is the one that agent's
+    :meth:`~TacticianAgent.act` makes for that observation and mask; afterwards each listed game's
+    rewards are those of its last step.
+
+    It plays only where the result is the one ``act`` round by round gives: every seat of every listed
+    game held by the agents (a seat held by anyone else, -1, may be an agent with a random generator,
+    which would be asked about other batches of games than round by round, and draw differently), and
+    the finisher's set open (with ``finisher_set="closed"`` the tactician may choose an ADD the rules
+    refuse, and its random fallback must draw in the order ``act`` draws). Nothing in a tactician is
+    random otherwise, so then the games are those ``act`` plays.
+
+    Returns False, touching nothing, where it does not play (the caller then uses ``act``): an agent
+    that is not a compiled tactician, a core that is not a dnp core, a seat not held, a closed
+    finisher's set. Raises ValueError for ``games`` / ``seat_agent`` of the wrong shape or out of range,
+    and for an agent made for another table size."""
+    from . import agent_kernels as ak
+    from .core import DnpCore
+    from .kernels import step_range
+
+    agents = list(agents)
+    if not agents or not isinstance(core, DnpCore) or not all(isinstance(a, TacticianAgent) for a in agents):
+        return False
+    params = [a._kernel_params() for a in agents]
+    if any(p is None for p in params):
+        return False
+    games = np.ascontiguousarray(games, np.intp).reshape(-1)
+    seat_agent = np.asarray(seat_agent)
+    P = core.num_players
+    if seat_agent.shape != (games.size, P) or seat_agent.dtype.kind not in "iu":
+        raise ValueError(f"seat_agent must be integers of shape ({games.size}, {P}), one row of seats per listed "
+                         f"game; got {seat_agent.dtype} {seat_agent.shape}")
+    # Declined before the remaining checks: the solo driver offers every opponents' round here, with the
+    # learner's seat not held.
+    if (seat_agent == -1).any() or core.rules.finisher_set == "closed":
+        return False
+    if seat_agent.size and (seat_agent.min() < -1 or seat_agent.max() >= len(agents)):
+        raise ValueError(f"seat_agent holds -1 (not held) or an index into the {len(agents)} agents; "
+                         f"got values {int(seat_agent.min())}..{int(seat_agent.max())}")
+    distinct = games.size < 2 or bool((games[1:] > games[:-1]).all()) or np.unique(games).size == games.size
+    if games.size and (games.min() < 0 or games.max() >= core.num_envs or not distinct):
+        raise ValueError(f"games must be distinct indices in 0..{core.num_envs - 1}; got {games.tolist()}")
+    for a in agents:
+        if a.num_players is not None and a.num_players != P:
+            raise ValueError(f"observations of a {P}-player game; this agent was made for {a.num_players}")
+    if games.size == 0:
+        return True
+    info = _layout_info(P, core.tables.num_cards)
+    params = np.ascontiguousarray(np.stack(params))
+    seat_agent = np.ascontiguousarray(seat_agent, np.int64)
+    todo = np.arange(games.size)
+    while todo.size:
+        listed, rows = games[todo], seat_agent[todo]
+        paused = np.zeros(todo.size, np.int64)
+        table = ak.EXP_TABLE
+        chunks = min(listed.size, 4 * ak._threads()) if listed.size >= _PLAY_PARALLEL_MIN_GAMES else 0
+        if chunks:
+            core._run(ak.play_kernel, listed, rows, paused, info, params, table.keys, table.vals, chunks)
+        else:
+            core._run(ak.play_range, listed, rows, paused, 0, listed.size, info, params, table.keys, table.vals)
+        todo = todo[paused != 0]
+        if todo.size == 0:
+            break
+        codes = paused[paused != 0]
+        stuck = np.flatnonzero(codes == ak.STUCK)
+        if stuck.size:
+            b = int(games[todo[stuck[0]]])
+            raise RuntimeError(f"tactician: game {b} is live but has no legal action for seat {int(core.current[b])}")
+        seats = core.current[games[todo]].astype(np.intp)
+        obs = core.observe(seats, games=games[todo])
+        need = codes == ak.NEED_EXP
+        if need.any():
+            ak.add_exps(np.ascontiguousarray(obs[need]), info)
+        # Decisions the kernel leaves to Python (never the random fallback here: see the docstring): that
+        # agent's act, one game at a time, then that game alone is stepped (a step over more games would
+        # reset the rewards of games that ended in the kernel).
+        actions = np.zeros(core.num_envs, np.intp)
+        active = np.zeros(core.num_envs, np.bool_)
+        for j in np.flatnonzero(~need).tolist():
+            b = int(games[todo[j]])
+            agent = agents[int(seat_agent[todo[j], seats[j]])]
+            actions[b] = int(agent.act(obs[j:j + 1], core.legal_mask[b:b + 1])[0])
+            active[b] = True
+            core._run(step_range, actions, active, b, b + 1)
+            active[b] = False
+    return True
+
+
+TacticianAgent.play_together = staticmethod(play_lineup)
+"""``play_together(core, games, agents, seat_agent)`` of every tactician: :func:`play_lineup`."""
+
+_PLAY_PARALLEL_MIN_GAMES = 64
+"""``play_lineup`` splits the games over Numba's threads from this many up."""
