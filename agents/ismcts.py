@@ -58,7 +58,7 @@ from keine_ahnung_env.sampling import check_batch
 from .base import play_seats
 
 __all__ = ["SearchAgent", "make_agent", "make_search_4p_agent", "make_search_size_agent", "make_recipe_search_agent",
-           "recipe_search_options", "SEARCH_4P"]
+           "make_shipped_search_agent", "recipe_search_options", "SEARCH_4P"]
 
 
 def play_out(core, agent) -> None:
@@ -435,4 +435,21 @@ def make_search_size_agent(size: int, seed: int | None = None, num_players: int 
     agent = SearchAgent(seed=seed, game="keine_ahnung_v0", num_players=size,
                         **{**SEARCH_4P, "default": f"advantage_{size}p", **kwargs})
     agent.name = f"ismcts_{size}p"
+    return agent
+
+
+def make_shipped_search_agent(game: str, size: int, preset: str, budget: dict, seed: int | None = None,
+                              num_players: int | None = None, **kwargs) -> SearchAgent:
+    """A game's shipped search preset (e.g. ``gap_search_4p``): :func:`make_recipe_search_agent` over the
+    game's shipped learned agent at ``size`` players, with the ``budget`` the game declares beside the
+    preset (``playouts``, ``screen``, ``margin``, ...); any option may be overridden
+    (``gap_search_4p:playouts=64``). The preset's declaration binds ``game``, ``size``, ``preset`` and
+    ``budget``; a ``num_players`` other than ``size`` is refused, naming the preset's size."""
+    if num_players not in (None, size):
+        raise ValueError(f"{preset} plays {size}-player {game} (its default move is the shipped learned agent's "
+                         f"at {size} players); got num_players={num_players}; `search` picks the search agent "
+                         "of the table at hand")
+    agent = make_recipe_search_agent(seed=seed, game=game, num_players=size, default="learned",
+                                     **{**budget, **kwargs})
+    agent.name = preset
     return agent

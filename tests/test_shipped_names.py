@@ -29,8 +29,10 @@ def test_every_declared_shipped_agent_is_a_preset_of_its_game_at_a_size_it_seats
                 assert role in agents.SHIPPED_ROLES and preset in entry.presets
                 assert agents.shipped_preset(role, name, num_players) == preset
     assert registry.game("keine_ahnung_v0").shipped[4] == {"learned": "advantage_4p", "search": "ismcts_4p"}
-    assert registry.game("gap_v0").shipped == {p: {"learned": f"gap_learned_{p}p"} for p in LEARNED_SIZES["gap_v0"]}
-    assert registry.game("dnp_v0").shipped == {p: {"learned": f"dnp_learned_{p}p"} for p in LEARNED_SIZES["dnp_v0"]}
+    for game in ("gap_v0", "dnp_v0"):
+        short = game.split("_")[0]
+        assert registry.game(game).shipped == {p: {"learned": f"{short}_learned_{p}p", "search": f"{short}_search_{p}p"}
+                                               for p in LEARNED_SIZES[game]}
 
 
 def test_a_declaration_naming_a_missing_preset_or_size_is_refused():
@@ -77,17 +79,16 @@ def test_learned_of_gap_and_dnp_is_the_shipped_recipe_checkpoint_and_plays_legal
         result = env.step(np.where(rng.random(8) < 0.5, actions, legal))
 
 
-def _learned_sizes(game: str) -> str:
-    return ", ".join(f"learned at {p} players" for p in LEARNED_SIZES[game])
+def _shipped_sizes(game: str) -> str:
+    return ", ".join(f"learned at {p} players, search at {p} players" for p in LEARNED_SIZES[game])
 
 
 @pytest.mark.parametrize("role,game,num_players,message", [
-    ("search", "gap_v0", 4, f"no shipped 'search' agent for gap_v0 at 4 players; shipped: {_learned_sizes('gap_v0')}"),
-    ("search", "dnp_v0", None,
-     f"no shipped 'search' agent for dnp_v0 at 4 players; shipped: {_learned_sizes('dnp_v0')}"),
+    ("search", "gap_v0", 6, f"no shipped 'search' agent for gap_v0 at 6 players; shipped: {_shipped_sizes('gap_v0')}"),
+    ("search", "dnp_v0", 1, f"no shipped 'search' agent for dnp_v0 at 1 players; shipped: {_shipped_sizes('dnp_v0')}"),
     ("search", "keine_ahnung_v0", 6, "no shipped 'search' agent for keine_ahnung_v0 at 6 players; shipped: "),
     ("learned", "gap_v0", 6,
-     f"no shipped 'learned' agent for gap_v0 at 6 players; shipped: {_learned_sizes('gap_v0')}"),
+     f"no shipped 'learned' agent for gap_v0 at 6 players; shipped: {_shipped_sizes('gap_v0')}"),
 ])
 def test_a_game_or_size_without_the_agent_is_refused_naming_what_exists(role, game, num_players, message):
     with pytest.raises(ValueError) as exc:
@@ -129,11 +130,37 @@ def test_evaluate_passes_its_player_count_to_the_shipped_name(tmp_path, game, mo
     assert [a["name"] for a in data["agents"]] == ["learned", heuristic] + copies
 
 
-def test_evaluate_refuses_a_shipped_name_at_a_size_without_one(capsys):
+def test_evaluate_refuses_a_search_preset_at_another_size(capsys):
     with pytest.raises(SystemExit) as exc:
-        evaluate.main(["--env", "gap_v0", "--players", "3", "--agents", "search,planner,planner", "--games", "3"])
+        evaluate.main(["--env", "gap_v0", "--players", "3", "--agents", "gap_search_4p,planner,planner", "--games", "3"])
     assert exc.value.code == 2
-    assert "no shipped 'search' agent for gap_v0 at 3 players; shipped: learned at 2 players" in capsys.readouterr().err
+    assert "gap_search_4p plays 4-player gap_v0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game,module,num_players", LEARNED_CASES)
+def test_search_of_gap_and_dnp_is_the_declared_search_over_the_shipped_learned_agent(game, module, num_players):
+    short = game.split("_")[0]
+    agent = agents.make("search", game=game, num_players=num_players, seed=0)
+    assert agent.name == f"{short}_search_{num_players}p" and agent.default_spec == "learned"
+    assert agent.num_players == num_players and agent.rollout_spec == BEST_HEURISTIC[game]
+    assert (agent.playouts, agent.screen, agent.margin) == (16, 4, 2.5)
+    assert agents.make(f"{short}_search_{num_players}p:playouts=4", game=game, seed=0).playouts == 4
+    other = 3 if num_players == 2 else 2
+    with pytest.raises(ValueError, match=f"{short}_search_{num_players}p plays {num_players}-player {game}"):
+        agents.make(f"{short}_search_{num_players}p", game=game, num_players=other)
+    with pytest.raises(ValueError, match=f"agent '{short}_search_{num_players}p' fixes budget; leave it out"):
+        agents.make(f"{short}_search_{num_players}p", game=game, budget={})
+
+
+@pytest.mark.parametrize("game,module", [("gap_v0", gap_v0), ("dnp_v0", dnp_v0)])
+def test_a_shipped_search_of_gap_and_dnp_plays_legal_moves(game, module):
+    agent = agents.make(f"{game.split('_')[0]}_search_3p:playouts=2:screen=0", game=game, seed=0)
+    env = module.vector_env(4, 3, seed=7, autoreset=True)
+    result = env.reset()
+    for _ in range(6):
+        actions = agent.act(result.observation, result.action_mask)
+        assert actions.shape == (4,) and result.action_mask[np.arange(4), actions].all()
+        result = env.step(actions)
 
 
 def test_a_preset_keeps_the_arguments_its_declaration_binds():

@@ -15,6 +15,18 @@ PRESETS = {
                     f"{', copying tactician' if p == 4 else ''} (docs/results.md)")
     for p in (2, 3, 4, 5)
 }
+SEARCH_BUDGET = {"playouts": 16, "screen": 4, "margin": 2.5, "when": "all"}
+"""The shipped search agents' budget: 16 belief-sampled states per distinct move (a first look at 4 of
+them), every decision, the learned agent's move kept unless another beats it by 2.5 standard errors."""
+
+PRESETS.update({
+    f"dnp_search_{p}p": AgentInfo(
+        "agents.ismcts:make_shipped_search_agent",
+        bound={"game": "dnp_v0", "size": p, "preset": f"dnp_search_{p}p", "budget": SEARCH_BUDGET},
+        description=f"the {p}-player search agent: ismcts over dnp_learned_{p}p's move at every decision, "
+                    f"tactician roll-outs against tacticians (docs/results.md)")
+    for p in (2, 3, 4, 5)
+})
 """The agents the game ships beyond its heuristics, built by the ``agents`` package (named here as
 ``"module:function"``, imported only when one is made)."""
 
@@ -30,6 +42,5 @@ GAME = GameDeclaration(
     module="keine_ahnung_env.dnp_v0",
     status="stable",
     presets=PRESETS,
-    shipped={2: {"learned": "dnp_learned_2p"}, 3: {"learned": "dnp_learned_3p"},
-             4: {"learned": "dnp_learned_4p"}, 5: {"learned": "dnp_learned_5p"}},
+    shipped={p: {"learned": f"dnp_learned_{p}p", "search": f"dnp_search_{p}p"} for p in (2, 3, 4, 5)},
 )

@@ -15,6 +15,18 @@ PRESETS = {
                     f"{', level with planner' if p == 4 else ''} (docs/results.md)")
     for p in (2, 3, 4, 5)
 }
+SEARCH_BUDGET = {"playouts": 16, "screen": 4, "margin": 2.5, "when": "all"}
+"""The shipped search agents' budget: 16 belief-sampled states per distinct move (a first look at 4 of
+them), every decision, the learned agent's move kept unless another beats it by 2.5 standard errors."""
+
+PRESETS.update({
+    f"gap_search_{p}p": AgentInfo(
+        "agents.ismcts:make_shipped_search_agent",
+        bound={"game": "gap_v0", "size": p, "preset": f"gap_search_{p}p", "budget": SEARCH_BUDGET},
+        description=f"the {p}-player search agent: ismcts over gap_learned_{p}p's move at every decision, "
+                    f"planner roll-outs against planners (docs/results.md)")
+    for p in (2, 3, 4, 5)
+})
 """The agents the game ships beyond its heuristics, built by the ``agents`` package (named here as
 ``"module:function"``, imported only when one is made)."""
 
@@ -30,6 +42,5 @@ GAME = GameDeclaration(
     module="keine_ahnung_env.gap_v0",
     status="stable",
     presets=PRESETS,
-    shipped={2: {"learned": "gap_learned_2p"}, 3: {"learned": "gap_learned_3p"},
-             4: {"learned": "gap_learned_4p"}, 5: {"learned": "gap_learned_5p"}},
+    shipped={p: {"learned": f"gap_learned_{p}p", "search": f"gap_search_{p}p"} for p in (2, 3, 4, 5)},
 )
