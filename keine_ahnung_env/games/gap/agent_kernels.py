@@ -9,8 +9,8 @@ the rows of a range, and :func:`decide_kernel` splits a large batch into ranges 
 ``prange``. A row reads only what the reference reads: the seat's observation (decoded here through the
 offsets of the ``ObservationLayout`` sections, :func:`layout_offsets`), the planner's parameters
 (:func:`planner_params`) and the card tables. The hiding decision, the phase dispatch and the random
-fallback stay in ``agents.py``: the play and flip decisions draw no random numbers, so the agent's
-generator is consumed exactly as on the Python path.
+fallback stay in ``agents.py`` for ``act``: the play and flip decisions draw no random numbers, so
+the agent's generator is consumed exactly as on the Python path.
 
 The search is the reference's, step for step, so that every decision is the same:
 
@@ -35,9 +35,22 @@ float64 values is exact), ``threat`` is ``1.0 + threat_scale / max(next_hand, 1.
 ``win_bonus + hidden_stars``. Float32 observations are read as they are and any other dtype as
 float64: both conversions are exact, so the comparisons (``> 0.5``) and sums are the reference's.
 
-First use compiles these kernels (about 10 s on the shared 2-core machine); later processes
-load them from ``__pycache__``. ``tests/test_planner_kernel.py`` checks kernel against reference on
-observations from real play.
+Playing seats in the engine. :func:`play_range` / :func:`play_kernel` (``PlannerAgent.play_turns`` for
+one agent, ``agents.play_lineup`` for several; only for planners made with ``in_engine=True``) run whole
+turns, or roll-outs to the end, inside the compiled engine: for each listed game, while a seat held by
+one of the planners is to act, the engine's own ``observe_range`` builds that seat's observation and
+:func:`decide_row` decides a PLAY or FLIP row with that planner's parameters (the same action as
+:func:`decide_range`, so as ``act``); a HIDE row, which reads only the legal mask, is decided by
+:func:`hide_row` (``PlannerAgent._hide``'s rule, its tie keys from that planner's own xoshiro stream for
+the game: ``rng.next64``, the streams drawn from the planners' generators, one per listed game, planner
+and call); then ``step_range`` steps the game. So a game's course depends on its own state and streams only, not on the other games or on
+the split over threads; but its hiding ties are broken by other random numbers than ``act``'s, which is
+why playing in the engine is an option of the agent and not its default.
+
+First use compiles these kernels (about 10 s on the shared 2-core machine; the play kernels, with the
+engine's step and observation compiled in, about 20 s more); later processes load them from
+``__pycache__``. ``tests/test_planner_kernel.py`` checks kernel against reference on observations from
+real play, and the play kernels against ``act`` turn by turn.
 """
 
 from __future__ import annotations
@@ -46,10 +59,14 @@ import numpy as np
 from numba import njit, prange
 
 from ... import bits as _bits_module
+from ... import rng as _rng_module
 from ...bits import count_trailing_zeros, popcount
 from ...kernel_cache import drop_stale_cache
+from ...rng import next64
+from . import kernels as _kernels_module
 from . import actions, deck, observation
 from .core import GAP_TABLE
+from .kernels import observe_range, step_range
 
 # The rules modules' constants, written out (Numba freezes module-level values into the cached machine
 # code and its cache does not notice a change in another module; the assertion below does).
@@ -59,7 +76,10 @@ NUM_NUMBERS = 11
 CARD_FEATURES = NUM_COLOURS + NUM_NUMBERS
 STARS_BY_NUMBER = (0, 1, 2, 2, 3, 4, 3, 2, 2, 1, 0)
 ACTION_PASS = 132
+ACTION_HIDE_BASE = 133
 ACTION_FLIP_BASE = 199
+NUM_ACTIONS = 201
+HIDE, FLIP, PLAY, OVER = range(4)
 _COLOUR = np.repeat(np.arange(NUM_COLOURS), NUM_NUMBERS).astype(np.int64)
 _NUMBER = np.tile(np.arange(1, NUM_NUMBERS + 1), NUM_COLOURS).astype(np.int64)
 _STARS = np.array([STARS_BY_NUMBER[n - 1] for n in _NUMBER], np.int64)
@@ -67,7 +87,9 @@ assert ((NUM_CARDS, NUM_COLOURS, NUM_NUMBERS) == (deck.NUM_CARDS, deck.NUM_COLOU
         and STARS_BY_NUMBER == deck.STARS_BY_NUMBER
         and (_COLOUR == deck.CARD_COLOUR).all() and (_NUMBER == deck.CARD_NUMBER).all()
         and (_STARS == deck.CARD_STARS).all() and CARD_FEATURES == observation.CARD_FEATURES
-        and (ACTION_PASS, ACTION_FLIP_BASE) == (actions.ACTION_PASS, actions.ACTION_FLIP_BASE)), \
+        and (ACTION_PASS, ACTION_HIDE_BASE, ACTION_FLIP_BASE, NUM_ACTIONS)
+        == (actions.ACTION_PASS, actions.ACTION_HIDE_BASE, actions.ACTION_FLIP_BASE, actions.NUM_ACTIONS)
+        and (HIDE, FLIP, PLAY, OVER) == tuple(int(p) for p in actions.Phase)), \
     "gap agent_kernels.py's constants differ from actions.py / deck.py / observation.py: update them"
 
 MAX_DEPTH = NUM_CARDS + 2
@@ -81,6 +103,14 @@ OFFSET_SECTIONS = ("hand", "hidden", "pile_tops", "flip_card", "discards", "hand
 (PARAM_MAX_NODES, PARAM_CARD_WEIGHT, PARAM_GAP_WEIGHT, PARAM_NO_GAP_WIDTH, PARAM_FLIP_BONUS, PARAM_WIN_BONUS,
  PARAM_THREAT_SCALE, PARAM_COUNT_CARDS, PARAM_COUNT_WEIGHT, PARAM_NO_GAP_CARDS, PARAM_FLIP_ON_EXTRA_TURNS) = range(11)
 NUM_PARAMS = 11
+PARAM_HIDE_HARD = NUM_PARAMS
+"""One more column of the play kernels' rows (:func:`play_params`): ``hide_hard`` of the hiding decision."""
+NUM_PLAY_PARAMS = NUM_PARAMS + 1
+
+TIE_NOISE = 1e-6
+"""The scale of the hiding decision's tie noise (``GapAgent._pick``: ``1e-6`` times a uniform key)."""
+_HARD = np.where((_NUMBER == 1) | (_NUMBER == 11), 1.0, np.where((_NUMBER == 2) | (_NUMBER == 10), 0.5, 0.0))
+"""Per card, how hard it is to play in a gap (``PlannerAgent._hide``: 1 for 1 and 11, 0.5 for 2 and 10)."""
 
 MEMO_SLOTS = 1 << 10
 """The most memo slots a range starts with (:func:`memo_slots`; a search that fills half of them
@@ -117,6 +147,12 @@ def planner_params(max_nodes, card_weight, gap_weight, no_gap_width, flip_bonus,
     return np.array([max_nodes, card_weight, gap_weight, no_gap_width, flip_bonus, win_bonus, threat_scale,
                      1.0 if count_cards else 0.0, count_weight, no_gap_cards, 1.0 if flip_on_extra_turns else 0.0],
                     np.float64)
+
+
+def play_params(params: np.ndarray, hide_hard: float) -> np.ndarray:
+    """``float64 [NUM_PLAY_PARAMS]``: a row of :func:`planner_params` followed by ``hide_hard``: one agent's
+    row of the play kernels' ``params``."""
+    return np.append(np.asarray(params, np.float64), np.float64(hide_hard))
 
 
 # ============================================================================ decoding one row
@@ -424,6 +460,116 @@ def decide_kernel(obs, flip, out, num_players, offsets, params, gap_bits, slots,
                      slots)
 
 
-# The search compiles in the shared bit primitives (``bits.py``): a change there must reach this module's
-# cached machine code too.
-drop_stale_cache(__file__, decide_range, [_bits_module.__file__])
+# ============================================================================ playing seats in the engine
+
+_UNIT = 2.0 ** -53
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _key(streams, stream):
+    """A uniform key in [0, 1) from row ``stream`` of ``streams`` (the top 53 bits of one xoshiro output)."""
+    return np.float64(next64(streams, stream) >> np.uint64(11)) * _UNIT
+
+
+@njit(cache=True, _nrt=False)
+def hide_row(mask, hide_hard, streams, stream):
+    """``PlannerAgent._hide`` for one row: the first maximum of ``stars + hide_hard * hard + 1e-6 * key``
+    over the allowed hide actions, a key drawn for each of the 66 cards in card order (the reference's
+    ``_pick`` draws a row of 66 uniform numbers), so that the choice is uniform among the tied best
+    cards; -1 when no hide action is allowed."""
+    best, where = -np.inf, -1
+    for c in range(NUM_CARDS):
+        key = _key(streams, stream)
+        if mask[ACTION_HIDE_BASE + c]:
+            v = (float(_STARS[c]) + hide_hard * _HARD[c]) + key * TIE_NOISE
+            if v > best:
+                best, where = v, c
+    return ACTION_HIDE_BASE + where if where >= 0 else -1
+
+
+@njit(cache=True, _nrt=False)
+def fallback_row(mask, streams, stream):
+    """The legal action with the largest key (a key per action, in action order): uniform among the
+    legal ones, as the reference's ``sample_masked``; -1 when nothing is legal."""
+    best, where = -1.0, -1
+    for a in range(NUM_ACTIONS):
+        key = _key(streams, stream)
+        if mask[a] and key > best:
+            best, where = key, a
+    return where
+
+
+@njit(cache=True)
+def play_range(s, k, games, seat_agent, streams, stuck, lo, hi, num_players, offsets, params, gap_bits, slots):
+    """Plays games ``games[lo:hi]`` of a gap core (state ``s``, constants ``k``) for a line-up of planners:
+    while the seat to act in game ``games[i]`` is held (``seat_agent[i, seat]`` = a, an agent's row of
+    ``params`` [A, NUM_PLAY_PARAMS]; -1: not held) and the game is not over, decides with agent a's
+    parameters and steps the game (``kernels.step_range``: each step resets the game's rewards first,
+    so they are those of its last step). A PLAY or FLIP decision observes the game as that seat
+    (``kernels.observe_range``) and decides as :func:`decide_range` does (:func:`decide_row`, from a
+    memo of ``slots`` slots kept for the range, doubled when a search fills half of it); a HIDE
+    decision is :func:`hide_row`, its keys from stream ``a * n + i`` of ``streams`` [A * n, 4], n =
+    ``len(games)`` (each agent's own stream per game, so that a game's course depends on nothing else).
+    A choice that is not legal (real play gives none) falls back to :func:`fallback_row` (keys from the
+    same stream). ``stuck[i]`` is set (and the game left) if a live game offers nothing legal."""
+    B = s.phase.shape[0]
+    n = games.shape[0]
+    obs = np.zeros((1, k.obs_size), np.float32)
+    one_game = np.zeros(1, np.intp)
+    one_seat = np.zeros(1, np.intp)
+    actions = np.zeros(B, np.intp)
+    active = np.zeros(B, np.bool_)
+    memo = _memo(slots)
+    stack = _stack()
+    generation = 0
+    for i in range(lo, hi):
+        b = games[i]
+        while s.phase[b] != OVER:
+            agent = seat_agent[i, s.current[b]]
+            if agent < 0:
+                break
+            mask = s.legal_mask[b]
+            legal = False
+            for a in range(NUM_ACTIONS):
+                legal |= mask[a]
+            if not legal:
+                stuck[i] = True
+                break
+            stream = agent * n + i
+            row = params[agent]
+            phase = s.phase[b]
+            if phase == HIDE:
+                action = hide_row(mask, row[PARAM_HIDE_HARD], streams, stream)
+            else:
+                one_game[0] = b
+                one_seat[0] = s.current[b]
+                observe_range(s, k, one_game, one_seat, obs, 0, 1)
+                while True:
+                    generation += 2
+                    action = decide_row(obs[0], phase == FLIP, num_players, offsets, row, gap_bits, memo, generation,
+                                        stack)
+                    if action >= 0:
+                        break
+                    memo = _memo(2 * memo[2].shape[0])
+            if action < 0 or action >= NUM_ACTIONS or not mask[action]:
+                action = fallback_row(mask, streams, stream)
+            actions[b] = action
+            active[b] = True
+            step_range(s, k, actions, active, b, b + 1)
+            active[b] = False
+
+
+@njit(cache=True, parallel=True)
+def play_kernel(s, k, games, seat_agent, streams, stuck, num_players, offsets, params, gap_bits, slots, chunks):
+    """:func:`play_range` over all listed games, in ``chunks`` ranges spread over the threads (each game
+    is played by one thread; its keys come from its own streams, so the split changes nothing)."""
+    n = games.shape[0]
+    for c in prange(chunks):
+        play_range(s, k, games, seat_agent, streams, stuck, c * n // chunks, (c + 1) * n // chunks, num_players,
+                   offsets, params, gap_bits, slots)
+
+
+# The search compiles in the shared bit primitives (``bits.py``), the play kernels the engine's step and
+# observation (``kernels.py``) and the random stream (``rng.py``): a change there must reach this module's
+# cached machine code too (``kernel_cache``).
+drop_stale_cache(__file__, decide_range, [_bits_module.__file__, _kernels_module.__file__, _rng_module.__file__])

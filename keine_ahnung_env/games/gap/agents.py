@@ -15,6 +15,13 @@ Agents (``random`` is common to every game):
   class for the value it maximises. Its play and flip decisions run as a Numba kernel by default
   (``agent_kernels.py``: the same search, the same action on every row); ``compiled=False``, spec
   ``planner:compiled=false``, keeps the Python search here, the reference the kernel is tested against.
+  With ``in_engine=True`` (spec ``planner:in_engine=true``) it can also play its seats inside the
+  compiled core (``play_turns``; :func:`play_lineup`, offered as such a planner's ``play_together``,
+  for several planners), as roll-outs of search agents and labelling want: a turn or a whole game
+  costs one call instead of a Python ``act`` per decision. Every play and flip decision there is
+  ``act``'s; hiding breaks its ties with numbers from per-game streams instead of the agent's
+  generator, so seeded games differ from ``act``'s (equally valid ones), which is why it is off by
+  default: every seeded solo-env run, tournament and labelling run with planners stays the same.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from .core import GAP_TABLE
 from .deck import CARD_COLOUR, CARD_NUMBER, CARD_STARS, NUM_CARDS, NUM_COLOURS
 from .observation import CARD_FEATURES, ObservationLayout, layout_for_width
 
-__all__ = ["GapAgent", "GapHunterAgent", "PlannerAgent"]
+__all__ = ["GapAgent", "GapHunterAgent", "PlannerAgent", "play_lineup"]
 
 _PLAY_CARD = np.arange(ACTION_PASS) // 2
 _PLAY_PILE = np.arange(ACTION_PASS) % 2
@@ -189,6 +196,19 @@ class PlannerAgent(GapAgent):
     so a seeded game is the same with either. A subclass that overrides a method of the search
     (``_search``, ``_stop_value``, ``_context``, ``_play``, ``_flip``) is decided by its Python methods,
     whatever ``compiled`` says.
+
+    ``in_engine`` (default False): with True (and ``compiled``), :meth:`play_turns` and
+    ``play_together`` (:func:`play_lineup`) play the agent's seats inside a compiled gap core, without
+    a round trip to Python per decision (search roll-outs, expert-iteration labelling: spec
+    ``planner:in_engine=true``). There every play and flip decision is the one :meth:`act` makes for
+    that observation; a hidden card is chosen by :meth:`_hide`'s rule (the allowed card with the most
+    ``stars + hide_hard * hard``), its ties broken uniformly by keys from one stream per game drawn from
+    the agent's generator, not by ``act``'s draws. So a seeded game played in the engine is another
+    (equally valid) game than the one ``act`` plays, and the default False keeps every seeded result
+    (solo-env training runs with planner opponents, tournaments, labelling) as it was: ``play_turns``
+    then returns False, ``play_together`` is None and callers use ``act``. Without ``compiled``, and
+    for a subclass that overrides a decision method (those of the search, ``_hide``, ``_pick``,
+    ``act``), ``in_engine`` is False whatever was asked.
     """
 
     name = "planner"
@@ -196,19 +216,35 @@ class PlannerAgent(GapAgent):
     _DECISION_METHODS = ("_search", "_stop_value", "_context", "_play", "_flip")
     """Methods the kernel replaces: a subclass overriding one of them keeps the Python path."""
 
+    _IN_ENGINE_METHODS = _DECISION_METHODS + ("_hide", "_pick", "act", "_kernel_params")
+    """Methods the play kernels replace: a subclass overriding one of them is asked through ``act``."""
+
+    # play_together (a property set below the module's play_lineup): callers that seat several agents
+    # (search roll-outs, labelling, the solo env) play every seat held by agents that share this
+    # function in one call of it. Only in-engine planners offer it (None otherwise).
+
     def __init__(self, seed: int | None = None, num_players: int | None = None, rules: dict | None = None,
                  max_nodes: int = 4000, card_weight: float = 0.5, gap_weight: float = 0.2,
                  no_gap_width: float = 2.5, flip_bonus: float = 0.5, win_bonus: float = 40.0,
                  hide_hard: float = 0.0, threat_scale: float = 2.0, count_cards: bool = False,
-                 count_weight: float = 0.06, no_gap_cards: float = 8.0, compiled: bool = True):
+                 count_weight: float = 0.06, no_gap_cards: float = 8.0, compiled: bool = True,
+                 in_engine: bool = False):
         super().__init__(seed=seed, num_players=num_players, rules=rules)
         if not isinstance(compiled, (bool, np.bool_)):
             raise ValueError(f"compiled={compiled!r}; allowed: True (the Numba kernel) or False (the Python reference)")
+        if not isinstance(in_engine, (bool, np.bool_)):
+            raise ValueError(f"in_engine={in_engine!r}; allowed: True (play_turns / play_together play the seats "
+                             "inside the compiled core) or False (the default: callers use act)")
         overridden = [m for m in PlannerAgent._DECISION_METHODS
                       if getattr(type(self), m) is not getattr(PlannerAgent, m)]
         self.compiled = bool(compiled) and not overridden
         """Whether the play and flip decisions run the kernel (False for ``compiled=False`` and for
         subclasses that override a method of the search)."""
+        replaced = [m for m in PlannerAgent._IN_ENGINE_METHODS
+                    if getattr(type(self), m) is not getattr(PlannerAgent, m)]
+        self.in_engine = bool(in_engine) and self.compiled and not replaced
+        """Whether :meth:`play_turns` and ``play_together`` play inside the core (False for
+        ``in_engine=False``, without ``compiled`` and for subclasses that override a decision method)."""
         self._kernel_offsets: dict[int, np.ndarray] = {}
         self.hide_hard, self.threat_scale = float(hide_hard), float(threat_scale)
         self.count_cards, self.count_weight, self.no_gap_cards = bool(count_cards), float(count_weight), float(no_gap_cards)
@@ -295,6 +331,35 @@ class PlannerAgent(GapAgent):
                                  self.flip_bonus, self.win_bonus, self.threat_scale, self.count_cards,
                                  self.count_weight, self.no_gap_cards, self.flip_on_extra_turns)
 
+    def _plays_in(self, core) -> bool:
+        """Whether this agent can play its seats of ``core`` inside it: ``compiled`` and ``in_engine``
+        on, a gap core, and a player count that fits ``num_players``."""
+        from .core import GapCore
+
+        return (self.compiled and self.in_engine and isinstance(core, GapCore)
+                and (self.num_players is None or self.num_players == core.num_players))
+
+    def play_turns(self, core, games: np.ndarray, holds: np.ndarray) -> bool:
+        """Plays this agent's seats in a gap core directly, without a round trip to Python per decision:
+        in each game ``games[i]``, while the seat to act is one that ``holds[i]`` ([n, P] bool) marks and
+        the game is not over, the compiled engine observes the game as that seat, the kernel decides and
+        the game is stepped. Afterwards each listed game's rewards are those of its last step (only the
+        steps that end a round or the game pay). Each play and flip decision is the one :meth:`act`
+        makes for that observation; hiding ties are broken by keys from one stream per game drawn from
+        this agent's generator. (:func:`play_lineup` with this agent alone.)
+
+        Returns False, touching nothing, where it does not play directly: ``in_engine`` or ``compiled``
+        is off, or the core is not a gap core of this agent's player count (the caller then uses
+        ``act``). Raises ValueError for ``games`` / ``holds`` of the wrong shape or out of range."""
+        if not self._plays_in(core):
+            return False
+        holds = np.ascontiguousarray(holds, np.bool_)
+        size = np.asarray(games).size
+        if holds.shape != (size, core.num_players):
+            raise ValueError(f"holds must have shape ({size}, {core.num_players}), one row of seats per listed game; "
+                             f"got {holds.shape}")
+        return play_lineup(core, games, [self], np.where(holds, 0, -1))
+
     def _decide_compiled(self, obs: np.ndarray, layout: ObservationLayout, flip: bool) -> np.ndarray:
         """The kernel's actions for rows all in the PLAY phase (``flip`` False) or all in FLIP."""
         from . import agent_kernels as pk
@@ -352,12 +417,85 @@ class PlannerAgent(GapAgent):
         return out
 
 
+def play_lineup(core, games, agents, seat_agent) -> bool:
+    """Plays the seats of a line-up of planners (:class:`PlannerAgent` s made with ``in_engine=True``,
+    any parameters) in a gap core directly: in each game ``games[i]``, while the seat to act is held
+    (``seat_agent[i, seat]`` = the index of its agent in ``agents``; -1: not held, e.g. a learner's
+    seat) and the game is not over, the compiled engine observes the game as that seat, the kernel
+    decides with that agent's parameters and the game is stepped. So a whole round of opponents, or
+    roll-outs to the end, cost one call, however many planners share it. Each play and flip decision
+    is the one its agent's :meth:`~PlannerAgent.act` makes for that observation; a hidden card follows
+    :meth:`~PlannerAgent._hide`'s rule, its ties broken by keys from one stream per game and agent,
+    drawn from that agent's generator (agents in the order given). Afterwards each listed game's
+    rewards are those of its last step.
+
+    Returns False, touching nothing, where it does not play directly: an agent that is not a planner
+    with ``compiled`` and ``in_engine`` on, or a core that is not a gap core of the agents' player
+    count (the caller then uses ``act``). Raises ValueError for ``games`` / ``seat_agent`` of the wrong
+    shape or out of range, RuntimeError naming the agent and the game if a live game offers a held
+    seat nothing legal."""
+    from . import agent_kernels as pk
+    from ...rng import stream_states
+
+    agents = list(agents)
+    if not agents or not all(isinstance(a, PlannerAgent) and a._plays_in(core) for a in agents):
+        return False
+    games = np.ascontiguousarray(games, np.intp).reshape(-1)
+    seat_agent = np.asarray(seat_agent)
+    P = core.num_players
+    if seat_agent.shape != (games.size, P) or seat_agent.dtype.kind not in "iu":
+        raise ValueError(f"seat_agent must be integers of shape ({games.size}, {P}), one row of seats per listed "
+                         f"game; got {seat_agent.dtype} {seat_agent.shape}")
+    if seat_agent.size and (seat_agent.min() < -1 or seat_agent.max() >= len(agents)):
+        raise ValueError(f"seat_agent holds -1 (not held) or an index into the {len(agents)} agents; "
+                         f"got values {int(seat_agent.min())}..{int(seat_agent.max())}")
+    # Distinct rows: callers pass ascending ones (np.flatnonzero), checked without a sort.
+    distinct = games.size < 2 or bool((games[1:] > games[:-1]).all()) or np.unique(games).size == games.size
+    if games.size and (games.min() < 0 or games.max() >= core.num_envs or not distinct):
+        raise ValueError(f"games must be distinct indices in 0..{core.num_envs - 1}; got {games.tolist()}")
+    if games.size == 0:
+        return True
+    offsets = pk.layout_offsets(core.obs_layout)
+    params = np.stack([pk.play_params(a._kernel_params(), a.hide_hard) for a in agents])
+    slots = max(pk.memo_slots(a.max_nodes) for a in agents)
+    streams = np.concatenate([stream_states(a.rng, games.size) for a in agents])
+    seat_agent = np.ascontiguousarray(seat_agent, np.int64)
+    stuck = np.zeros(games.size, np.bool_)
+    chunks = min(games.size, 4 * _threads()) if games.size >= _PLAY_PARALLEL_MIN_GAMES else 0
+    if chunks:
+        core._run(pk.play_kernel, games, seat_agent, streams, stuck, P, offsets, params, pk.GAP_BITS, slots, chunks)
+    else:
+        core._run(pk.play_range, games, seat_agent, streams, stuck, 0, games.size, P, offsets, params, pk.GAP_BITS,
+                  slots)
+    if stuck.any():
+        i = int(np.flatnonzero(stuck)[0])
+        b = int(games[i])
+        name = agents[int(seat_agent[i, int(core.current[b])])].name
+        raise RuntimeError(f"{name}: game {b} is live but has no legal action for seat {int(core.current[b])}")
+    return True
+
+
+def _play_together(agent: PlannerAgent):
+    """``play_together(core, games, agents, seat_agent)`` of a planner made with ``in_engine=True``:
+    :func:`play_lineup`, the one function every such planner shares; None for the others. Callers take
+    an agent with this function for one that plays inside the engine (``training/advantage.py`` then
+    plays its roll-outs at once instead of gathering them into large batches for ``act``), so a
+    planner that answers by ``act`` must not offer it: its seeded results stay what they were."""
+    return play_lineup if agent.in_engine else None
+
+
+PlannerAgent.play_together = property(_play_together, doc=_play_together.__doc__)
 
 
 _PARALLEL_MIN_ROWS = 32
 """Batches of play or flip rows from this size up are split over Numba's threads (smaller ones run in
 one serial loop): a planner decision is a search of up to ``max_nodes`` positions, far more work per
 row than a rules step."""
+
+
+_PLAY_PARALLEL_MIN_GAMES = 8
+"""``play_turns`` / :func:`play_lineup` split the games over Numba's threads from this many up: a game's
+turn is several planner searches, each far more work than waking the threads."""
 
 
 def _threads() -> int:
