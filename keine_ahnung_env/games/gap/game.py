@@ -15,9 +15,12 @@ PRESETS = {
                     f"{', level with planner' if p == 4 else ''} (docs/results.md)")
     for p in (2, 3, 4, 5)
 }
-SEARCH_BUDGET = {"playouts": 16, "screen": 4, "margin": 2.5, "when": "all"}
+SEARCH_BUDGET = {"playouts": 16, "screen": 4, "margin": 2.5, "when": "all",
+                 "rollout": "planner:in_engine=true", "opponents": "planner:in_engine=true"}
 """The shipped search agents' budget: 16 belief-sampled states per distinct move (a first look at 4 of
-them), every decision, the learned agent's move kept unless another beats it by 2.5 standard errors."""
+them), every decision, the learned agent's move kept unless another beats it by 2.5 standard errors;
+the roll-outs are played by planners inside the compiled engine (twice as fast as round by round;
+their hidden-card ties drawn from per-game streams)."""
 
 PRESETS.update({
     f"gap_search_{p}p": AgentInfo(
