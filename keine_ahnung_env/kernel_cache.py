@@ -33,6 +33,8 @@ FIRST_USE = {
                                                           "about 15 s"),
     "keine_ahnung_env.games.gap.kernels": ("the gap game's rules kernels", "about 10 s"),
     "keine_ahnung_env.games.dnp.kernels": ("dnp's rules kernels", "about 15 s"),
+    "keine_ahnung_env.games.gap.agent_kernels": ("the gap game's planner kernels", "about 5 s"),
+    "keine_ahnung_env.games.dnp.agent_kernels": ("dnp's tactician kernels", "about 10 s"),
 }
 """Kernel module -> (what it is, how long compiling what a first use needs of it takes on an idle
 two-core machine) for the first-use message; other modules are named by :func:`_describe`. The times
