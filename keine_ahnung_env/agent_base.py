@@ -3,7 +3,8 @@ int64 [B]``, a ``name`` and a seedable generator.
 
 It lives in the env package, beside the engine, so that the games' own heuristic agents
 (``games/<game>/agents.py``) implement it without importing the ``agents`` package above them;
-``agents.base`` re-exports every name.
+``agents.base`` re-exports the interface. The checks shared by the games' compiled line-ups
+(``play_turns`` / ``play_together``) live here too.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import numpy as np
 
 from .sampling import sample_masked  # the one masked sampler, shared with the games' own agents
 
-__all__ = ["Agent", "RandomAgent", "BatchedAgent", "advice_one_hot", "batched", "sample_masked"]
+__all__ = ["Agent", "RandomAgent", "BatchedAgent", "advice_one_hot", "batched", "check_lineup", "lineup_arrays",
+           "no_legal_action", "sample_masked", "seats_held"]
 
 
 @runtime_checkable
@@ -120,3 +122,48 @@ def advice_one_hot(adviser: Any, observation: np.ndarray, action_mask: np.ndarra
         adviser.reseed(0)
         out[rows, adviser.act(obs[rows], mask[rows])] = 1.0
     return out
+
+
+# ---------------------------------------------------------------------- compiled line-ups
+# The games' compiled heuristics play their seats inside the engine (``play_turns`` for one agent,
+# ``play_together`` for a line-up); these checks are their shared contract.
+
+
+def lineup_arrays(core: Any, games: Any, seat_agent: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(games, seat_agent)`` of a line-up call: the games as a flat index array and ``seat_agent`` as
+    given, checked to be integers of shape ``[games, P]`` (ValueError otherwise)."""
+    games = np.ascontiguousarray(games, np.intp).reshape(-1)
+    seat_agent = np.asarray(seat_agent)
+    P = core.num_players
+    if seat_agent.shape != (games.size, P) or seat_agent.dtype.kind not in "iu":
+        raise ValueError(f"seat_agent must be integers of shape ({games.size}, {P}), one row of seats per listed "
+                         f"game; got {seat_agent.dtype} {seat_agent.shape}")
+    return games, seat_agent
+
+
+def check_lineup(core: Any, games: np.ndarray, seat_agent: np.ndarray, count: int) -> None:
+    """ValueError unless ``seat_agent`` holds -1 (not held) or an index into ``count`` agents, and
+    ``games`` are distinct games of ``core``."""
+    if seat_agent.size and (seat_agent.min() < -1 or seat_agent.max() >= count):
+        raise ValueError(f"seat_agent holds -1 (not held) or an index into the {count} agents; "
+                         f"got values {int(seat_agent.min())}..{int(seat_agent.max())}")
+    # Distinct rows: callers pass ascending ones (np.flatnonzero), checked without a sort.
+    distinct = games.size < 2 or bool((games[1:] > games[:-1]).all()) or np.unique(games).size == games.size
+    if games.size and (games.min() < 0 or games.max() >= core.num_envs or not distinct):
+        raise ValueError(f"games must be distinct indices in 0..{core.num_envs - 1}; got {games.tolist()}")
+
+
+def seats_held(core: Any, games: Any, holds: Any) -> np.ndarray:
+    """``play_turns``' ``holds`` ([n, P] bool: the seats one agent holds) as a line-up's ``seat_agent``
+    (0 where held, -1 elsewhere); ValueError for another shape."""
+    holds = np.ascontiguousarray(holds, np.bool_)
+    size = np.asarray(games).size
+    if holds.shape != (size, core.num_players):
+        raise ValueError(f"holds must have shape ({size}, {core.num_players}), one row of seats per listed game; "
+                         f"got {holds.shape}")
+    return np.where(holds, 0, -1)
+
+
+def no_legal_action(name: str, core: Any, game: int) -> RuntimeError:
+    """The error of a line-up that meets a live game whose held seat has nothing legal."""
+    return RuntimeError(f"{name}: game {game} is live but has no legal action for seat {int(core.current[game])}")

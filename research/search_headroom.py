@@ -13,9 +13,12 @@ the heuristic in every seat to the end of the game. Then, per decision:
   such a search adds at this decision, against these roll-outs);
 * how often another move beats the heuristic's by more than 2 standard errors.
 
-Multiplied by the seat's decisions with a choice per game, the second figure estimates what such a
-search adds per game, in win-share points (per-decision gains add up only approximately: an improved
-move changes the positions that follow).
+Multiplied by the seat's decisions with a choice per game, the second figure is what such a search
+would add per game *if the belief and the roll-outs were the real game and the gains added up*. Both
+are assumptions of the search itself: the belief spreads the unknown cards evenly over what the play
+has not ruled out (it does not read the opponents' moves), and the real opponents meet the move, not
+the roll-outs. The test is a tournament of the search agent against the heuristic
+(``training.evaluate``); the difference between the two is what the search's own model overstates.
 
     .venv/bin/python research/search_headroom.py --game gap_v0 --players 4 --games 24 --every 6 --playouts 256 --seed 51
 """
@@ -109,7 +112,8 @@ def main(argv=None) -> dict:
           f"win share per decision (noise-inflated)")
     print(f"  a search with {args.playouts // 2} states (chosen on one half, valued on the other): "
           f"{halfg.mean():+.5f} (se {result['half_search_gain_se']:.5f}) per decision, "
-          f"about {100 * halfg.mean() * per_seat_game:+.1f} points a game")
+          f"summed over the seat's decisions {100 * halfg.mean() * per_seat_game:+.1f} points a game "
+          "(the search's own model; see the module docstring)")
     print(f"  another move beats the heuristic's by more than 2 standard errors at {100 * np.mean(significant):.1f}% "
           "of the valued decisions")
     return result

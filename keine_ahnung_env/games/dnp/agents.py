@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...agent_base import check_lineup, lineup_arrays, no_legal_action, seats_held
 from ...sampling import check_batch, sample_masked
 from .actions import NUM_TARGETS
 from .deck import MAX_VALUE
@@ -327,12 +328,7 @@ class TacticianAgent(DnpAgent):
 
         if self._kernel_params() is None or not isinstance(core, DnpCore):
             return False
-        holds = np.ascontiguousarray(holds, np.bool_)
-        size = np.asarray(games).size
-        if holds.shape != (size, core.num_players):
-            raise ValueError(f"holds must have shape ({size}, {core.num_players}), one row of seats per listed game; "
-                             f"got {holds.shape}")
-        return play_lineup(core, games, [self], np.where(holds, 0, -1))
+        return play_lineup(core, games, [self], seats_held(core, games, holds))
 
     # ------------------------------------------------------------------ estimates
 
@@ -503,22 +499,13 @@ def play_lineup(core, games, agents, seat_agent) -> bool:
     params = [a._kernel_params() for a in agents]
     if any(p is None for p in params):
         return False
-    games = np.ascontiguousarray(games, np.intp).reshape(-1)
-    seat_agent = np.asarray(seat_agent)
+    games, seat_agent = lineup_arrays(core, games, seat_agent)
     P = core.num_players
-    if seat_agent.shape != (games.size, P) or seat_agent.dtype.kind not in "iu":
-        raise ValueError(f"seat_agent must be integers of shape ({games.size}, {P}), one row of seats per listed "
-                         f"game; got {seat_agent.dtype} {seat_agent.shape}")
     # Declined before the remaining checks: the solo driver offers every opponents' round here, with the
     # learner's seat not held.
     if (seat_agent == -1).any() or core.rules.finisher_set == "closed":
         return False
-    if seat_agent.size and (seat_agent.min() < -1 or seat_agent.max() >= len(agents)):
-        raise ValueError(f"seat_agent holds -1 (not held) or an index into the {len(agents)} agents; "
-                         f"got values {int(seat_agent.min())}..{int(seat_agent.max())}")
-    distinct = games.size < 2 or bool((games[1:] > games[:-1]).all()) or np.unique(games).size == games.size
-    if games.size and (games.min() < 0 or games.max() >= core.num_envs or not distinct):
-        raise ValueError(f"games must be distinct indices in 0..{core.num_envs - 1}; got {games.tolist()}")
+    check_lineup(core, games, seat_agent, len(agents))
     for a in agents:
         if a.num_players is not None and a.num_players != P:
             raise ValueError(f"observations of a {P}-player game; this agent was made for {a.num_players}")
@@ -544,7 +531,7 @@ def play_lineup(core, games, agents, seat_agent) -> bool:
         stuck = np.flatnonzero(codes == ak.STUCK)
         if stuck.size:
             b = int(games[todo[stuck[0]]])
-            raise RuntimeError(f"tactician: game {b} is live but has no legal action for seat {int(core.current[b])}")
+            raise no_legal_action("tactician", core, b)
         seats = core.current[games[todo]].astype(np.intp)
         obs = core.observe(seats, games=games[todo])
         need = codes == ak.NEED_EXP

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...agent_base import check_lineup, lineup_arrays, no_legal_action, seats_held
 from ...sampling import check_batch, sample_masked
 from .actions import ACTION_FLIP_BASE, ACTION_HIDE_BASE, ACTION_PASS, NUM_ACTIONS, Phase
 from .core import GAP_TABLE
@@ -353,12 +354,7 @@ class PlannerAgent(GapAgent):
         ``act``). Raises ValueError for ``games`` / ``holds`` of the wrong shape or out of range."""
         if not self._plays_in(core):
             return False
-        holds = np.ascontiguousarray(holds, np.bool_)
-        size = np.asarray(games).size
-        if holds.shape != (size, core.num_players):
-            raise ValueError(f"holds must have shape ({size}, {core.num_players}), one row of seats per listed game; "
-                             f"got {holds.shape}")
-        return play_lineup(core, games, [self], np.where(holds, 0, -1))
+        return play_lineup(core, games, [self], seats_held(core, games, holds))
 
     def _decide_compiled(self, obs: np.ndarray, layout: ObservationLayout, flip: bool) -> np.ndarray:
         """The kernel's actions for rows all in the PLAY phase (``flip`` False) or all in FLIP."""
@@ -440,19 +436,9 @@ def play_lineup(core, games, agents, seat_agent) -> bool:
     agents = list(agents)
     if not agents or not all(isinstance(a, PlannerAgent) and a._plays_in(core) for a in agents):
         return False
-    games = np.ascontiguousarray(games, np.intp).reshape(-1)
-    seat_agent = np.asarray(seat_agent)
+    games, seat_agent = lineup_arrays(core, games, seat_agent)
     P = core.num_players
-    if seat_agent.shape != (games.size, P) or seat_agent.dtype.kind not in "iu":
-        raise ValueError(f"seat_agent must be integers of shape ({games.size}, {P}), one row of seats per listed "
-                         f"game; got {seat_agent.dtype} {seat_agent.shape}")
-    if seat_agent.size and (seat_agent.min() < -1 or seat_agent.max() >= len(agents)):
-        raise ValueError(f"seat_agent holds -1 (not held) or an index into the {len(agents)} agents; "
-                         f"got values {int(seat_agent.min())}..{int(seat_agent.max())}")
-    # Distinct rows: callers pass ascending ones (np.flatnonzero), checked without a sort.
-    distinct = games.size < 2 or bool((games[1:] > games[:-1]).all()) or np.unique(games).size == games.size
-    if games.size and (games.min() < 0 or games.max() >= core.num_envs or not distinct):
-        raise ValueError(f"games must be distinct indices in 0..{core.num_envs - 1}; got {games.tolist()}")
+    check_lineup(core, games, seat_agent, len(agents))
     if games.size == 0:
         return True
     offsets = pk.layout_offsets(core.obs_layout)
@@ -471,7 +457,7 @@ def play_lineup(core, games, agents, seat_agent) -> bool:
         i = int(np.flatnonzero(stuck)[0])
         b = int(games[i])
         name = agents[int(seat_agent[i, int(core.current[b])])].name
-        raise RuntimeError(f"{name}: game {b} is live but has no legal action for seat {int(core.current[b])}")
+        raise no_legal_action(name, core, b)
     return True
 
 

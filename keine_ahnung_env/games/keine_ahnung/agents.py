@@ -34,6 +34,7 @@ from .odds import (
     layout_for, pool_all_good_probability,
 )
 
+from ...agent_base import check_lineup, lineup_arrays, no_legal_action, seats_held
 from ...sampling import check_batch, sample_masked
 
 __all__ = ["KeineAhnungAgent", "NeverCallAgent", "AlwaysCallAgent", "GreedyAgent", "RiskCallerAgent", "CounterAgent",
@@ -275,12 +276,7 @@ class GreedyAgent(KeineAhnungAgent):
 
         if not self.compiled or not isinstance(core, KeineAhnungCore) or core.rules.tables() is not self.tables:
             return False
-        holds = np.ascontiguousarray(holds, np.bool_)
-        size = np.asarray(games).size
-        if holds.shape != (size, core.num_players):
-            raise ValueError(f"holds must have shape ({size}, {core.num_players}), one row of seats per listed game; "
-                             f"got {holds.shape}")
-        return play_lineup(core, games, [self], np.where(holds, 0, -1))
+        return play_lineup(core, games, [self], seats_held(core, games, holds))
 
     def _call_wanted(self, view: TableView, p: np.ndarray) -> np.ndarray:
         return p >= self.threshold
@@ -602,19 +598,9 @@ def play_lineup(core, games, agents, seat_agent) -> bool:
     if not agents or not isinstance(core, KeineAhnungCore) or not all(
             isinstance(a, GreedyAgent) and a.compiled and core.rules.tables() is a.tables for a in agents):
         return False
-    games = np.ascontiguousarray(games, np.intp).reshape(-1)
-    seat_agent = np.asarray(seat_agent)
+    games, seat_agent = lineup_arrays(core, games, seat_agent)
     P = core.num_players
-    if seat_agent.shape != (games.size, P) or seat_agent.dtype.kind not in "iu":
-        raise ValueError(f"seat_agent must be integers of shape ({games.size}, {P}), one row of seats per listed "
-                         f"game; got {seat_agent.dtype} {seat_agent.shape}")
-    if seat_agent.size and (seat_agent.min() < -1 or seat_agent.max() >= len(agents)):
-        raise ValueError(f"seat_agent holds -1 (not held) or an index into the {len(agents)} agents; "
-                         f"got values {int(seat_agent.min())}..{int(seat_agent.max())}")
-    # Distinct rows: callers pass ascending ones (np.flatnonzero), checked without a sort.
-    distinct = games.size < 2 or bool((games[1:] > games[:-1]).all()) or np.unique(games).size == games.size
-    if games.size and (games.min() < 0 or games.max() >= core.num_envs or not distinct):
-        raise ValueError(f"games must be distinct indices in 0..{core.num_envs - 1}; got {games.tolist()}")
+    check_lineup(core, games, seat_agent, len(agents))
     if games.size == 0:
         return True
     kernel_args = [a._kernel_args(core.observation_size) for a in agents]  # also checks each one's table size
@@ -634,7 +620,7 @@ def play_lineup(core, games, agents, seat_agent) -> bool:
         i = int(np.flatnonzero(stuck)[0])
         b = int(games[i])
         name = agents[int(seat_agent[i, int(core.current[b])])].name
-        raise RuntimeError(f"{name}: game {b} is live but has no legal action for seat {int(core.current[b])}")
+        raise no_legal_action(name, core, b)
     return True
 
 
