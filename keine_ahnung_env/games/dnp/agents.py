@@ -128,15 +128,22 @@ class DnpAgent:
 
     # -------------------------------------------------------------- acting
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+    def _inputs(self, observation, action_mask) -> tuple[np.ndarray, np.ndarray, int, int]:
+        """``(observations as float32, masks, players, cards)``, checked (ValueError naming what is wrong)."""
         obs, mask = check_batch(observation, action_mask)
         obs = obs.astype(np.float32, copy=False)
-        out = np.zeros(obs.shape[0], np.int64)
         if obs.shape[0] == 0:
-            return out
+            return obs, mask, 0, 0
         P, N = infer_layout(obs.shape[1], mask.shape[1])
         if self.num_players is not None and P != self.num_players:
             raise ValueError(f"observations of a {P}-player game; this agent was made for {self.num_players}")
+        return obs, mask, P, N
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        obs, mask, P, N = self._inputs(observation, action_mask)
+        out = np.zeros(obs.shape[0], np.int64)
+        if obs.shape[0] == 0:
+            return out
         layout = ObservationLayout.make(P, N)
         from .actions import ActionLayout
 
@@ -291,14 +298,9 @@ class TacticianAgent(DnpAgent):
         params = self._kernel_params()
         if params is None:
             return super().act(observation, action_mask)
-        obs, mask = check_batch(observation, action_mask)
-        obs = obs.astype(np.float32, copy=False)
-        out = np.zeros(obs.shape[0], np.int64)
+        obs, mask, P, N = self._inputs(observation, action_mask)
         if obs.shape[0] == 0:
-            return out
-        P, N = infer_layout(obs.shape[1], mask.shape[1])
-        if self.num_players is not None and P != self.num_players:
-            raise ValueError(f"observations of a {P}-player game; this agent was made for {self.num_players}")
+            return np.zeros(0, np.int64)
         from . import agent_kernels as ak
 
         out = ak.decide(np.ascontiguousarray(obs), np.ascontiguousarray(mask), _layout_info(P, N), params)
