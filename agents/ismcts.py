@@ -438,13 +438,14 @@ def make_search_size_agent(size: int, seed: int | None = None, num_players: int 
     return agent
 
 
-def make_shipped_search_agent(game: str, size: int, preset: str, budget: dict, seed: int | None = None,
+def make_shipped_search_agent(size: int, preset: str, budget: dict, seed: int | None = None,
                               num_players: int | None = None, **kwargs) -> SearchAgent:
     """A game's shipped search preset (e.g. ``gap_search_4p``): :func:`make_recipe_search_agent` over the
-    game's shipped learned agent at ``size`` players, with the ``budget`` the game declares beside the
-    preset (``playouts``, ``screen``, ``margin``, ...); any option may be overridden
-    (``gap_search_4p:playouts=64``). The preset's declaration binds ``game``, ``size``, ``preset`` and
-    ``budget``; a ``num_players`` other than ``size`` is refused, naming the preset's size."""
+    shipped learned agent of the game that declares ``preset``, at ``size`` players, with the ``budget``
+    the game declares beside it (``playouts``, ``screen``, ``margin``, ...); any option may be overridden
+    (``gap_search_4p:playouts=64``). The preset's declaration binds ``size``, ``preset`` and ``budget``;
+    a ``num_players`` other than ``size`` is refused, naming the preset's size."""
+    game = next(name for name in registry.games() if preset in registry.game(name).presets)
     if num_players not in (None, size):
         raise ValueError(f"{preset} plays {size}-player {game} (its default move is the shipped learned agent's "
                          f"at {size} players); got num_players={num_players}; `search` picks the search agent "

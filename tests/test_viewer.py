@@ -181,7 +181,8 @@ def test_bad_play_requests_change_nothing(client):
         ({"env": "gap_v0", "bots": ["random"] * 2, "players": 4}, "bots: 2 given for 4 players; allowed: 3"),
         ({"env": "gap_v0", "bots": ["py:os:system"]},
          "bot 'py:os:system' for gap_v0; allowed: gap_hunter, gap_learned_2p, gap_learned_3p, gap_learned_4p, "
-         "gap_learned_5p, ismcts, learned, planner, random, search"),
+         "gap_learned_5p, gap_search_2p, gap_search_3p, gap_search_4p, gap_search_5p, ismcts, learned, planner, "
+         "random, search"),
         ({"env": "keine_ahnung_v0", "bots": ["ppo:/etc/passwd"]}, "bot 'ppo:/etc/passwd'"),
         ({"env": "keine_ahnung_v0", "bots": ["rllib:/etc/passwd"]}, "bot 'rllib:/etc/passwd'"),
         ({"env": "gap_v0", "bots": "random"}, "bots='random'; allowed: a list of agent names"),

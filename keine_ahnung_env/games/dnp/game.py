@@ -22,7 +22,7 @@ them), every decision, the learned agent's move kept unless another beats it by 
 PRESETS.update({
     f"dnp_search_{p}p": AgentInfo(
         "agents.ismcts:make_shipped_search_agent",
-        bound={"game": "dnp_v0", "size": p, "preset": f"dnp_search_{p}p", "budget": SEARCH_BUDGET},
+        bound={"size": p, "preset": f"dnp_search_{p}p", "budget": SEARCH_BUDGET},
         description=f"the {p}-player search agent: ismcts over dnp_learned_{p}p's move at every decision, "
                     f"tactician roll-outs against tacticians (docs/results.md)")
     for p in (2, 3, 4, 5)

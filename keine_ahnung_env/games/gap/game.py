@@ -25,7 +25,7 @@ their hidden-card ties drawn from per-game streams)."""
 PRESETS.update({
     f"gap_search_{p}p": AgentInfo(
         "agents.ismcts:make_shipped_search_agent",
-        bound={"game": "gap_v0", "size": p, "preset": f"gap_search_{p}p", "budget": SEARCH_BUDGET},
+        bound={"size": p, "preset": f"gap_search_{p}p", "budget": SEARCH_BUDGET},
         description=f"the {p}-player search agent: ismcts over gap_learned_{p}p's move at every decision, "
                     f"planner roll-outs against planners (docs/results.md)")
     for p in (2, 3, 4, 5)
