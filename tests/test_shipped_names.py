@@ -143,7 +143,7 @@ def test_search_of_gap_and_dnp_is_the_declared_search_over_the_shipped_learned_a
     agent = agents.make("search", game=game, num_players=num_players, seed=0)
     assert agent.name == f"{short}_search_{num_players}p" and agent.default_spec == "learned"
     assert agent.num_players == num_players and agent.rollout_spec.split(":")[0] == BEST_HEURISTIC[game]
-    assert (agent.playouts, agent.screen, agent.margin) == (16, 4, 2.5)
+    assert (agent.playouts, agent.screen, agent.margin) == {"gap_v0": (16, 4, 2.5), "dnp_v0": (64, 8, 1.5)}[game]
     assert agents.make(f"{short}_search_{num_players}p:playouts=4", game=game, seed=0).playouts == 4
     other = 3 if num_players == 2 else 2
     with pytest.raises(ValueError, match=f"{short}_search_{num_players}p plays {num_players}-player {game}"):
