@@ -18,7 +18,7 @@ PRESETS = {
 SEARCH_BUDGET = {"playouts": 64, "screen": 8, "margin": 1.5, "when": "all"}
 """The shipped search agents' budget: 64 belief-sampled states per distinct move (a first look at 8 of
 them), every decision, the learned agent's move kept unless another beats it by 1.5 standard errors
-(16 states and a margin of 2.5 won 28.8% at 4 players, this budget 43.0%: docs/results.md)."""
+(16 states and a margin of 2.5 won 28.8% at 4 players, this budget 45.8% on fresh seeds: docs/results.md)."""
 
 PRESETS.update({
     f"dnp_search_{p}p": AgentInfo(
