@@ -3,8 +3,8 @@ int64 [B]``, a ``name`` and a seedable generator.
 
 It lives in the env package, beside the engine, so that the games' own heuristic agents
 (``games/<game>/agents.py``) implement it without importing the ``agents`` package above them;
-``agents.base`` re-exports the interface. The checks shared by the games' compiled line-ups
-(``play_turns`` / ``play_together``) live here too.
+``agents.base`` re-exports the interface. What the games' compiled heuristics share lives here too:
+the checks of their line-ups (``play_turns`` / ``play_together``) and how their kernels split a batch.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 from .sampling import sample_masked  # the one masked sampler, shared with the games' own agents
 
 __all__ = ["Agent", "RandomAgent", "BatchedAgent", "advice_one_hot", "batched", "check_lineup", "lineup_arrays",
-           "no_legal_action", "sample_masked", "seats_held"]
+           "no_legal_action", "parallel_chunks", "raise_if_stuck", "sample_masked", "seats_held"]
 
 
 @runtime_checkable
@@ -167,3 +167,20 @@ def seats_held(core: Any, games: Any, holds: Any) -> np.ndarray:
 def no_legal_action(name: str, core: Any, game: int) -> RuntimeError:
     """The error of a line-up that meets a live game whose held seat has nothing legal."""
     return RuntimeError(f"{name}: game {game} is live but has no legal action for seat {int(core.current[game])}")
+
+
+def raise_if_stuck(core: Any, games: np.ndarray, seat_agent: np.ndarray, agents: list, stuck: np.ndarray) -> None:
+    """After a line-up's kernel: :func:`no_legal_action` for the first listed game it flagged in ``stuck``
+    ([games] bool), naming the agent that holds the seat to act there; nothing where none is flagged."""
+    if stuck.any():
+        i = int(np.flatnonzero(stuck)[0])
+        b = int(games[i])
+        raise no_legal_action(agents[int(seat_agent[i, int(core.current[b])])].name, core, b)
+
+
+def parallel_chunks(rows: int) -> int:
+    """The ranges a heuristic's ``prange`` kernel splits ``rows`` rows (or games) into: four per Numba
+    thread as they are set now (a few per thread even out rows of unequal work), at most one per row."""
+    import numba
+
+    return min(rows, 4 * numba.get_num_threads())

@@ -69,6 +69,7 @@ from numba.extending import intrinsic
 from ... import bits as _bits_module
 from ... import packing as _packing_module
 from ... import rng as _rng_module
+from ...agent_base import parallel_chunks
 from ...bits import opaque, popcount
 from ...kernel_cache import drop_stale_cache
 from . import actions as _actions
@@ -706,12 +707,6 @@ PARALLEL_MIN_ROWS = 256
 """Batches from this size up are split over Numba's threads (smaller ones run in one serial loop)."""
 
 
-def _threads() -> int:
-    import numba
-
-    return numba.get_num_threads()
-
-
 def add_exps(obs: np.ndarray, info: np.ndarray) -> int:
     """Adds the exponentials the rows of ``obs`` need to :data:`EXP_TABLE`; returns how many were new."""
     threats = np.zeros((obs.shape[0], int(info[INFO_PLAYERS]), MAX_VALUE + 1), np.float64)
@@ -740,7 +735,7 @@ def _decide_into(obs, mask, out, info, params_row) -> None:
     table = EXP_TABLE
     B = obs.shape[0]
     if B >= PARALLEL_MIN_ROWS:
-        decide_kernel(obs, mask, out, info, params_row, table.keys, table.vals, min(B, 4 * _threads()))
+        decide_kernel(obs, mask, out, info, params_row, table.keys, table.vals, parallel_chunks(B))
     else:
         decide_range(obs, mask, out, 0, B, info, params_row, table.keys, table.vals)
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...agent_base import check_lineup, lineup_arrays, no_legal_action, seats_held
+from ...agent_base import check_lineup, lineup_arrays, no_legal_action, parallel_chunks, seats_held
 from ...sampling import check_batch, sample_masked
 from .actions import NUM_TARGETS
 from .deck import MAX_VALUE
@@ -521,7 +521,7 @@ def play_lineup(core, games, agents, seat_agent) -> bool:
         listed, rows = games[todo], seat_agent[todo]
         paused = np.zeros(todo.size, np.int64)
         table = ak.EXP_TABLE
-        chunks = min(listed.size, 4 * ak._threads()) if listed.size >= _PLAY_PARALLEL_MIN_GAMES else 0
+        chunks = parallel_chunks(listed.size) if listed.size >= _PLAY_PARALLEL_MIN_GAMES else 0
         if chunks:
             core._run(ak.play_kernel, listed, rows, paused, info, params, table.keys, table.vals, chunks)
         else:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...agent_base import check_lineup, lineup_arrays, no_legal_action, seats_held
+from ...agent_base import check_lineup, lineup_arrays, parallel_chunks, raise_if_stuck, seats_held
 from ...sampling import check_batch, sample_masked
 from .actions import ACTION_FLIP_BASE, ACTION_HIDE_BASE, ACTION_PASS, NUM_ACTIONS, Phase
 from .core import GAP_TABLE
@@ -373,7 +373,7 @@ class PlannerAgent(GapAgent):
         slots = pk.memo_slots(self.max_nodes)
         if B >= _PARALLEL_MIN_ROWS:
             pk.decide_kernel(obs, flip, out, layout.num_players, offsets, params, pk.GAP_BITS, slots,
-                             min(B, 4 * _threads()))
+                             parallel_chunks(B))
         else:
             pk.decide_range(obs, flip, out, 0, B, layout.num_players, offsets, params, pk.GAP_BITS, slots)
         return out
@@ -447,17 +447,13 @@ def play_lineup(core, games, agents, seat_agent) -> bool:
     streams = np.concatenate([stream_states(a.rng, games.size) for a in agents])
     seat_agent = np.ascontiguousarray(seat_agent, np.int64)
     stuck = np.zeros(games.size, np.bool_)
-    chunks = min(games.size, 4 * _threads()) if games.size >= _PLAY_PARALLEL_MIN_GAMES else 0
+    chunks = parallel_chunks(games.size) if games.size >= _PLAY_PARALLEL_MIN_GAMES else 0
     if chunks:
         core._run(pk.play_kernel, games, seat_agent, streams, stuck, P, offsets, params, pk.GAP_BITS, slots, chunks)
     else:
         core._run(pk.play_range, games, seat_agent, streams, stuck, 0, games.size, P, offsets, params, pk.GAP_BITS,
                   slots)
-    if stuck.any():
-        i = int(np.flatnonzero(stuck)[0])
-        b = int(games[i])
-        name = agents[int(seat_agent[i, int(core.current[b])])].name
-        raise no_legal_action(name, core, b)
+    raise_if_stuck(core, games, seat_agent, agents, stuck)
     return True
 
 
@@ -482,9 +478,3 @@ row than a rules step."""
 _PLAY_PARALLEL_MIN_GAMES = 8
 """``play_turns`` / :func:`play_lineup` split the games over Numba's threads from this many up: a game's
 turn is several planner searches, each far more work than waking the threads."""
-
-
-def _threads() -> int:
-    import numba
-
-    return numba.get_num_threads()

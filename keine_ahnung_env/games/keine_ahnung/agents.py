@@ -34,7 +34,7 @@ from .odds import (
     layout_for, pool_all_good_probability,
 )
 
-from ...agent_base import check_lineup, lineup_arrays, no_legal_action, seats_held
+from ...agent_base import check_lineup, lineup_arrays, parallel_chunks, raise_if_stuck, seats_held
 from ...sampling import check_batch, sample_masked
 
 __all__ = ["KeineAhnungAgent", "NeverCallAgent", "AlwaysCallAgent", "GreedyAgent", "RiskCallerAgent", "CounterAgent",
@@ -233,7 +233,7 @@ class GreedyAgent(KeineAhnungAgent):
 
         if B >= _PARALLEL_MIN_ROWS:
             ck.decide_kernel(obs, mask, keys, out, players, offsets, compat, type_face, type_is_prize, params,
-                             min(B, 4 * _threads()))
+                             parallel_chunks(B))
         else:
             ck.decide_range(obs, mask, keys, out, 0, B, players, offsets, compat, type_face, type_is_prize, params)
         return out
@@ -609,18 +609,14 @@ def play_lineup(core, games, agents, seat_agent) -> bool:
     streams = np.concatenate([stream_states(a.rng, games.size) for a in agents])
     seat_agent = np.ascontiguousarray(seat_agent, np.int64)
     stuck = np.zeros(games.size, np.bool_)
-    chunks = min(games.size, 4 * _threads()) if games.size >= _PLAY_PARALLEL_MIN_GAMES else 0
+    chunks = parallel_chunks(games.size) if games.size >= _PLAY_PARALLEL_MIN_GAMES else 0
     if chunks:
         core._run(ck.play_kernel, games, seat_agent, streams, stuck, players, offsets, compat, type_face,
                   type_is_prize, params, chunks)
     else:
         core._run(ck.play_range, games, seat_agent, streams, stuck, 0, games.size, players, offsets, compat,
                   type_face, type_is_prize, params)
-    if stuck.any():
-        i = int(np.flatnonzero(stuck)[0])
-        b = int(games[i])
-        name = agents[int(seat_agent[i, int(core.current[b])])].name
-        raise no_legal_action(name, core, b)
+    raise_if_stuck(core, games, seat_agent, agents, stuck)
     return True
 
 
@@ -635,12 +631,6 @@ _PARALLEL_MIN_ROWS = 256
 _PLAY_PARALLEL_MIN_GAMES = 64
 """``play_turns`` splits the games over Numba's threads from this many up (a game's turn is several
 decisions, each an observation, a decision and a step: more work per row than ``act``)."""
-
-
-def _threads() -> int:
-    import numba
-
-    return numba.get_num_threads()
 
 
 def _probabilities(values, name: str) -> tuple[float, float, float]:

@@ -30,9 +30,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...agent_base import parallel_chunks
 from . import odds as risk
 from .actions import NUM_ACTIONS
-from .agents import CounterAgent, TunedCounterAgent, _threads
+from .agents import CounterAgent, TunedCounterAgent
 from .config import SLOTS, Rules
 from .observation import ObservationLayout
 
@@ -117,7 +118,7 @@ class KeineAhnungFeatures:
         obs = np.ascontiguousarray(obs)
         if B >= 64:
             ck.features_kernel(obs, mask, keys, self.scale, advise, out, players, offsets, compat, type_face,
-                               type_is_prize, params, min(B, 4 * _threads()))
+                               type_is_prize, params, parallel_chunks(B))
         elif B:
             ck.features_range(obs, mask, keys, self.scale, advise, out, 0, B, players, offsets, compat, type_face,
                               type_is_prize, params)
