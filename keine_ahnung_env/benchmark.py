@@ -36,7 +36,7 @@ Figures are medians over repeats; every ratio compares figures of the same run. 
 machine (CPU, cores, load average) is recorded: on a shared machine absolute figures move with the
 load, ratios much less; the ``cpu`` columns (process CPU time) are less sensitive to other jobs.
 Where the step's time goes (a profile) and what the loops themselves cost (their ceilings) are
-measured by ``research/profile.py``, which is not installed.
+measured by ``research/engine_profile.py``, which is not installed.
 """
 
 from __future__ import annotations

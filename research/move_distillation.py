@@ -29,13 +29,8 @@ that look alike to it. Results: research/README.md.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections import Counter
-from pathlib import Path
-
-# research/profile.py would shadow the standard library's profile, which torch imports.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import numpy as np
 

@@ -1,5 +1,5 @@
 """Smoke test of ``python -m keine_ahnung_env.benchmark`` (a tiny configuration of every section) and
-of the study beside it, ``research/profile.py``.
+of the study beside it, ``research/engine_profile.py``.
 
 No timing is asserted (the figures depend on the machine and its load); only that the commands run,
 print their tables and write a JSON file with the expected keys and positive figures, and that a
@@ -34,7 +34,7 @@ def test_prints_every_section_and_the_machine(results):
     stdout, data = results
     for header in ("Machine:", "Command:", "== core", "== aec", "== sb3"):
         assert header in stdout
-    assert "== profile" not in stdout  # the profile is research/profile.py's
+    assert "== profile" not in stdout  # the profile is research/engine_profile.py's
     assert set(data) >= {"command", "machine", "config", "sections", "seconds"}
     assert set(data["sections"]) == {"core", "aec", "sb3"}
     assert data["machine"]["cores"] >= 1 and data["machine"]["numpy"]
@@ -74,7 +74,7 @@ def test_aec_section_measures_keine_ahnung_and_reports_each_peer(results):
             assert row["note"].startswith("not available")
         else:
             assert positive(row["decisions_per_s"]) and positive(row["ratio_2p"])
-    assert "ceiling" not in results[1]["sections"]["aec"]  # the loop's ceiling is research/profile.py's
+    assert "ceiling" not in results[1]["sections"]["aec"]  # the loop's ceiling is research/engine_profile.py's
 
 
 def test_sb3_section_compares_the_vector_envs_or_says_why_not(results):
@@ -96,7 +96,7 @@ def test_sb3_section_compares_the_vector_envs_or_says_why_not(results):
 @pytest.fixture(scope="module")
 def profiled(tmp_path_factory):
     out = tmp_path_factory.mktemp("profile") / "profile.json"
-    cmd = [sys.executable, "research/profile.py", "--quick", "--players", "2", "--batches", "1,8", "--repeats", "2",
+    cmd = [sys.executable, "research/engine_profile.py", "--quick", "--players", "2", "--batches", "1,8", "--repeats", "2",
            "--seconds", "0.02", "--warmup", "3", "--json", str(out)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -135,7 +135,7 @@ def test_bad_arguments_are_rejected():
     assert proc.returncode != 0 and "unknown section" in proc.stderr
     proc = subprocess.run([sys.executable, "-m", "keine_ahnung_env.benchmark", "--sections", "profile"],
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert proc.returncode == 2 and "unknown section(s) profile" in proc.stderr  # research/profile.py's
+    assert proc.returncode == 2 and "unknown section(s) profile" in proc.stderr  # research/engine_profile.py's
 
 
 def test_sb3_opponent_option_takes_an_agent_and_its_options():

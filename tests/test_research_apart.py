@@ -61,7 +61,7 @@ def test_the_check_finds_each_way_of_reaching_the_lab():
                    "factory = 'research.calibration:play_forced_calls'", "spec = 'benchmarks'"):
         assert lab_references(source), source
     # Relative imports, a path in a message and prose are no imports.
-    for source in ("from .research import x", "from . import research", "msg = 'see research/profile.py'",
+    for source in ("from .research import x", "from . import research", "msg = 'see research/engine_profile.py'",
                    "doc = 'the research notebooks'", "import researcher"):
         assert not lab_references(source), source
 

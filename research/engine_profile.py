@@ -1,7 +1,7 @@
 """Where the batched step's time goes, and what the benchmark's loops cost by themselves.
 
-    .venv/bin/python research/profile.py                        # every section (a minute or two)
-    .venv/bin/python research/profile.py --quick --sections profile --json profile.json
+    .venv/bin/python research/engine_profile.py                        # every section (a minute or two)
+    .venv/bin/python research/engine_profile.py --quick --sections profile --json profile.json
 
 The studies beside ``python -m keine_ahnung_env.benchmark`` (which measures the speed a user gets;
 its helpers, ``Config`` and the in-turns measurement, are reused here). Sections (``--sections``):
@@ -23,11 +23,8 @@ import os
 import sys
 from pathlib import Path
 
-# Run as a script, Python puts research/ first on the path, where this file would hide the standard
-# library's ``profile`` that cProfile imports; the repository root goes there instead (this tree's package).
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(os.path.abspath(p or ".")) != _HERE]
-sys.path.insert(0, str(_HERE.parent))
+# The repository root first on the path: this tree's package, whatever is installed.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import argparse  # noqa: E402
 import cProfile  # noqa: E402
