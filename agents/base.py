@@ -18,7 +18,7 @@ import numpy as np
 from keine_ahnung_env.agent_base import Agent, BatchedAgent, RandomAgent, batched, sample_masked
 
 __all__ = ["Agent", "RandomAgent", "BatchedAgent", "batched", "sample_masked", "write_weights", "read_weights",
-           "npz_path", "sidecar_path", "layer_shapes", "check_arrays", "play_seats"]
+           "npz_path", "sidecar_path", "layer_shapes", "check_arrays", "play_seats", "next_decisions"]
 
 
 def write_weights(target: Path, arrays: dict[str, np.ndarray]) -> str:
@@ -155,3 +155,12 @@ def play_seats(core, games: np.ndarray, agent_list: list, seat_agent: np.ndarray
         active = np.zeros(core.num_envs, bool)
         active[live] = True
         core.step(actions, active=active)
+
+
+def next_decisions(core, agent_list: list, seat_agent: np.ndarray) -> np.ndarray:
+    """Plays the held seats of every unfinished game (:func:`play_seats` over all of them) until a seat
+    that is not held is to act; returns the games still going, in each of which that seat now decides."""
+    play_seats(core, np.flatnonzero(~np.asarray(core.done)), agent_list,
+               np.asarray(seat_agent)[~np.asarray(core.done)])
+    return np.flatnonzero(~np.asarray(core.done))
+

@@ -35,7 +35,7 @@ from collections import Counter
 import numpy as np
 
 import agents
-from agents.base import play_seats
+from agents.base import next_decisions, play_seats
 from agents.ismcts import SearchAgent, default_rollout
 from keine_ahnung_env import registry
 
@@ -55,9 +55,7 @@ def label(spec, game: str, players: int, games: int, playouts: int, seed: int, h
     others = np.where(np.arange(players)[None, :] == seat[:, None], -1, 0)
     inputs, gains, masks, moves_of = [], [], [], []
     while True:
-        live = np.flatnonzero(~np.asarray(core.done))
-        play_seats(core, live, [opponents], others[live])
-        live = np.flatnonzero(~np.asarray(core.done))
+        live = next_decisions(core, [opponents], others)
         if live.size == 0:
             break
         obs, mask = core.observe(core.current[live], games=live), np.array(core.legal_mask[live])

@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.advantage import advantage_recipe
-from agents.base import play_seats
+from agents.base import next_decisions, play_seats
 from keine_ahnung_env import registry
 
 from .cli import (check_device, check_env, check_int, check_number, check_players, check_positive, check_seed,
@@ -173,9 +173,7 @@ def label_batch(task: tuple) -> dict[str, np.ndarray]:
         pending.clear()
 
     while True:
-        live = np.flatnonzero(~np.asarray(core.done))
-        play_seats(core, live, [opponents], others[live])
-        live = np.flatnonzero(~np.asarray(core.done))
+        live = next_decisions(core, [opponents], others)
         if live.size == 0:
             break
         obs, mask = core.observe(core.current[live], games=live), core.legal_mask[live]
