@@ -160,7 +160,7 @@ def play_seats(core, games: np.ndarray, agent_list: list, seat_agent: np.ndarray
 def next_decisions(core, agent_list: list, seat_agent: np.ndarray) -> np.ndarray:
     """Plays the held seats of every unfinished game (:func:`play_seats` over all of them) until a seat
     that is not held is to act; returns the games still going, in each of which that seat now decides."""
-    play_seats(core, np.flatnonzero(~np.asarray(core.done)), agent_list,
-               np.asarray(seat_agent)[~np.asarray(core.done)])
+    going = np.flatnonzero(~np.asarray(core.done))
+    play_seats(core, going, agent_list, np.asarray(seat_agent)[going])
     return np.flatnonzero(~np.asarray(core.done))
 

@@ -35,7 +35,7 @@ from collections import Counter
 import numpy as np
 
 import agents
-from agents.base import next_decisions, play_seats
+from agents.base import mlp_forward, next_decisions, play_seats, relu
 from agents.ismcts import SearchAgent, default_rollout
 from keine_ahnung_env import registry
 
@@ -81,14 +81,6 @@ def label(spec, game: str, players: int, games: int, playouts: int, seed: int, h
             "d": np.concatenate(moves_of)}
 
 
-def forward(weights: list, x: np.ndarray) -> np.ndarray:
-    for k, (w, b) in enumerate(weights):
-        x = x @ w.T + b
-        if k < len(weights) - 1:
-            x = np.maximum(x, 0.0)
-    return x
-
-
 def choose(predicted: np.ndarray, mask: np.ndarray, default: np.ndarray, margin: float) -> np.ndarray:
     """The action with the largest predicted gain, the heuristic's move unless another beats it by ``margin``."""
     p = np.where(mask, predicted, -np.inf)
@@ -97,7 +89,8 @@ def choose(predicted: np.ndarray, mask: np.ndarray, default: np.ndarray, margin:
 
 
 def fit(data: dict, hidden: list[int], epochs: int, learning_rate: float, seed: int, margins: list[float]):
-    """Steps 2-3: the network (its layers as NumPy arrays with the inputs' mean and spread)."""
+    """Steps 2-3: the network (its layers as NumPy arrays for ``agents.base.mlp_forward``, with the
+    inputs' mean and spread)."""
     import torch
 
     x, y, m, d = data["x"], data["y"], data["m"], data["d"]
@@ -129,7 +122,7 @@ def fit(data: dict, hidden: list[int], epochs: int, learning_rate: float, seed: 
             parts.append(f"margin {margin}: {gain.mean():+.4f} ± {gain.std() / np.sqrt(gain.size):.4f} "
                          f"({np.mean(chosen != d[held]):.1%} departures)")
         print(f"epoch {epoch + 1}: held-out gain per decision, " + "; ".join(parts), flush=True)
-    weights = [(layer.weight.detach().numpy(), layer.bias.detach().numpy()) for layer in net
+    weights = [(layer.weight.detach().numpy().T.copy(), layer.bias.detach().numpy()) for layer in net
                if isinstance(layer, torch.nn.Linear)]
     return weights, mean, scale
 
@@ -144,7 +137,7 @@ class Distilled:
     def act(self, observation, action_mask):
         mask = np.asarray(action_mask, bool)
         default = np.asarray(self.base.act(observation, mask), np.int64)
-        predicted = forward(self.weights, (self.features(observation, mask) - self.mean) / self.scale)
+        predicted = mlp_forward((self.features(observation, mask) - self.mean) / self.scale, self.weights, relu)
         return choose(predicted, mask, default, self.margin).astype(np.int64)
 
 
